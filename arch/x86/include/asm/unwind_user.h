@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _ASM_X86_UNWIND_USER_H
+#define _ASM_X86_UNWIND_USER_H
+
+#include <linux/types.h>
+#include <linux/uaccess.h>
+#include <asm/ptrace.h>
+
+/*
+ * A frame set up by "push %rbp; mov %rsp,%rbp" (or its 32-bit form): the
+ * frame pointer points at the saved frame pointer, the return address is one
+ * word above it, and the caller's stack pointer one word above that.
+ */
+#define ARCH_UNWIND_USER_FP_FRAME(ws)			\
+	((struct unwind_user_frame) {			\
+		.cfa_off = 2 * (ws),			\
+		.ra_off	 = -(ws),			\
+		.fp_off	 = -2 * (ws),			\
+		.use_fp	 = true,			\
+	})
+
+/*
+ * Stopped on a function's first instruction (ENDBR or "push %rbp"): only the
+ * return address is on the stack, and the frame pointer is still the caller's.
+ */
+#define ARCH_UNWIND_USER_ENTRY_FRAME(ws)		\
+	((struct unwind_user_frame) {			\
+		.cfa_off = (ws),			\
+		.ra_off	 = -(ws),			\
+		.fp_off	 = 0,				\
+		.use_fp	 = false,			\
+	})
+
+/*
+ * Stopped after "push %rbp" but before "mov %rsp,%rbp": the saved frame
+ * pointer is at the stack pointer and the return address above it.
+ */
+#define ARCH_UNWIND_USER_PUSHED_FRAME(ws)		\
+	((struct unwind_user_frame) {			\
+		.cfa_off = 2 * (ws),			\
+		.ra_off	 = -(ws),			\
+		.fp_off	 = -2 * (ws),			\
+		.use_fp	 = false,			\
+	})
+
+/**
+ * arch_unwind_user_word_size - word size of the user code that entered
+ * @regs: the user register frame
+ *
+ * Return: 8 for 64-bit code, 4 for 32-bit compat code, 0 for modes the walker
+ * does not support (vm86, or a frame that is not from user mode).
+ */
+static inline unsigned int arch_unwind_user_word_size(struct pt_regs *regs)
+{
+	if (!user_mode(regs) || v8086_mode(regs))
+		return 0;
+	return user_64bit_mode(regs) ? 8 : 4;
+}
+
+/**
+ * arch_unwind_user_topmost_frame - detect a topmost frame not yet set up
+ * @ip: user instruction address the task entered the kernel from
+ * @ws: user word size
+ * @frame: filled in with the frame layout when detected
+ *
+ * An interrupt, exception or probe can stop a task on a function's first
+ * instructions, before it saved its caller's frame pointer. A plain frame
+ * pointer walk would then skip the caller. Look at the code at @ip: ENDBR or
+ * "push %rbp" mean nothing but the return address is on the stack yet;
+ * "mov %rsp,%rbp" right after "push %rbp" means the frame pointer was pushed
+ * but not yet set.
+ *
+ * Context: task context; reads user memory and may fault.
+ * Return: true when @frame was filled in.
+ */
+static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
+						  unsigned int ws,
+						  struct unwind_user_frame *frame)
+{
+	const u8 __user *p = (const u8 __user *)ip;
+	u8 insn[4], prev;
+
+	if (get_user(insn[0], p))
+		return false;
+
+	if (insn[0] == 0x55) {				/* push %rbp */
+		*frame = ARCH_UNWIND_USER_ENTRY_FRAME(ws);
+		return true;
+	}
+
+	if (insn[0] == 0xf3) {				/* endbr64 / endbr32 */
+		if (copy_from_user(insn, p, 4))
+			return false;
+		if (insn[1] == 0x0f && insn[2] == 0x1e &&
+		    insn[3] == (ws == 8 ? 0xfa : 0xfb)) {
+			*frame = ARCH_UNWIND_USER_ENTRY_FRAME(ws);
+			return true;
+		}
+		return false;
+	}
+
+	/* mov %rsp,%rbp: 48 89 e5 or 48 8b ec; 32-bit: no REX prefix. */
+	if (ws == 8) {
+		if (insn[0] != 0x48 || copy_from_user(insn, p, 3))
+			return false;
+		memmove(insn, insn + 1, 2);
+	} else if (copy_from_user(insn, p, 2)) {
+		return false;
+	}
+	if (!((insn[0] == 0x89 && insn[1] == 0xe5) ||
+	      (insn[0] == 0x8b && insn[1] == 0xec)))
+		return false;
+	if (get_user(prev, p - 1) || prev != 0x55)
+		return false;
+	*frame = ARCH_UNWIND_USER_PUSHED_FRAME(ws);
+	return true;
+}
+#define arch_unwind_user_topmost_frame arch_unwind_user_topmost_frame
+
+#endif /* _ASM_X86_UNWIND_USER_H */

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a kernel from $SRC (the patched tree) out of tree.
+#   build-kernel.sh test|debug [--no-check]
+# Output: $BUILD/obj-VARIANT/arch/x86/boot/bzImage
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: build-kernel.sh test|debug}
+check=1
+[ "${2:-}" != --no-check ] || check=0
+case $variant in
+test)	frags="$CONFIGS/test.config" ;;
+debug)	frags="$CONFIGS/test.config $CONFIGS/debug.config" ;;
+base)	frags="$CONFIGS/test.config"; check=0 ;;	# pristine base, for comparisons
+*)	die "unknown variant $variant" ;;
+esac
+obj=${OBJ:-$BUILD/obj-$variant}
+mkdir -p "$obj"
+
+make -s -C "$SRC" O="$obj" CC="$KCC" tinyconfig >/dev/null
+# shellcheck disable=SC2086
+(cd "$obj" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags >/dev/null)
+make -s -C "$SRC" O="$obj" CC="$KCC" olddefconfig >/dev/null
+
+if [ "$check" = 1 ]; then
+	bad=
+	for f in $frags; do
+		while IFS= read -r line; do
+			case $line in
+			CONFIG_*=n) opt=${line%=n}
+				grep -q "^$opt=" "$obj/.config" && bad="$bad $opt(=n)" ;;
+			CONFIG_*=*)
+				grep -qx "$line" "$obj/.config" || bad="$bad $line" ;;
+			esac
+		done < "$f"
+	done
+	[ -z "$bad" ] || die "config options did not stick in $variant:$bad"
+fi
+
+log "building $variant kernel in $obj"
+if ! make -C "$SRC" O="$obj" CC="$KCC" -j"$JOBS" bzImage >"$obj/build.log" 2>&1; then
+	grep -E 'error|Error' "$obj/build.log" | head -20 >&2
+	die "$variant kernel build failed (see $obj/build.log)"
+fi
+# New warnings are errors for this project: show them all.
+grep -E 'warning:' "$obj/build.log" >&2 || true
+log "built $obj/arch/x86/boot/bzImage"

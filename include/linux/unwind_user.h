@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_UNWIND_USER_H
+#define _LINUX_UNWIND_USER_H
+
+#include <linux/unwind_user_types.h>
+
+#ifdef CONFIG_HAVE_UNWIND_USER_FP
+#include <asm/unwind_user.h>
+#endif
+
+#ifndef arch_unwind_user_topmost_frame
+/*
+ * Without an arch hook, assume the topmost frame already set up its frame
+ * pointer, like every other frame.
+ */
+static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
+						  unsigned int ws,
+						  struct unwind_user_frame *frame)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_UNWIND_USER
+
+int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int unwind_user_walk(struct unwind_user_state *state,
+		     struct unwind_stacktrace *trace, unsigned int max_entries);
+#endif
+
+#else /* !CONFIG_UNWIND_USER */
+
+static inline int unwind_user(struct unwind_stacktrace *trace,
+			      unsigned int max_entries)
+{
+	trace->nr = 0;
+	return -ENOSYS;
+}
+
+#endif /* CONFIG_UNWIND_USER */
+
+#endif /* _LINUX_UNWIND_USER_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frame-pointer walker for user-space stacks.
+ *
+ * The walker runs in the context of the task whose stack it walks, with the
+ * task stopped in the kernel, so the user stack cannot change under it. It
+ * reads user memory only through get_user(), which may fault pages in and
+ * sleep: callers must be in task context with page faults enabled. Callers
+ * that sample from NMI or IRQ context defer the walk to task context (see
+ * kernel/unwind/deferred.c) instead of calling it directly.
+ *
+ * The chain of saved frame pointers comes from user memory and must not be
+ * trusted. Every step has to move strictly up the stack, stay aligned to the
+ * user word size and stay inside user space, so a corrupt or cyclic chain ends
+ * the walk instead of looping; the caller's array bounds the depth. What was
+ * walked before the bad frame is kept.
+ */
+
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_user.h>
+#include <kunit/visibility.h>
+
+/* Read one user word of the walked task's size into @val. */
+static int unwind_user_read(const struct unwind_user_state *state,
+			    unsigned long addr, unsigned long *val)
+{
+	if (state->ws == sizeof(u32)) {
+		u32 word;
+
+		if (get_user(word, (const u32 __user *)addr))
+			return -EFAULT;
+		*val = word;
+		return 0;
+	}
+	return get_user(*val, (const unsigned long __user *)addr);
+}
+
+/* Step from the frame in @state to its caller. Returns 0 on success. */
+static int unwind_user_next(struct unwind_user_state *state)
+{
+	struct unwind_user_frame frame = ARCH_UNWIND_USER_FP_FRAME(state->ws);
+	unsigned long base, cfa, ra, fp;
+
+	if (state->topmost) {
+		state->topmost = false;
+		arch_unwind_user_topmost_frame(state->ip, state->ws, &frame);
+	}
+
+	if (frame.use_fp) {
+		/* A zero frame pointer marks the outermost frame. */
+		if (!state->fp)
+			return -ENOENT;
+		base = state->fp;
+	} else {
+		base = state->sp;
+	}
+
+	cfa = base + frame.cfa_off;
+	/*
+	 * Callers live higher up the stack. A CFA that does not move up (which
+	 * also catches wrap-around and any cycle in the chain) means the chain
+	 * is corrupt.
+	 */
+	if (cfa <= state->sp)
+		return -EINVAL;
+	if (cfa & (state->ws - 1))
+		return -EINVAL;
+	if (state->ws == sizeof(u32) && cfa > U32_MAX)
+		return -EINVAL;
+
+	if (unwind_user_read(state, cfa + frame.ra_off, &ra))
+		return -EFAULT;
+	if (frame.fp_off) {
+		if (unwind_user_read(state, cfa + frame.fp_off, &fp))
+			return -EFAULT;
+	} else {
+		fp = state->fp;
+	}
+
+	/* A zero or non-user return address ends the chain as well. */
+	if (!ra || ra >= TASK_SIZE_MAX)
+		return -ENOENT;
+
+	state->ip = ra;
+	state->sp = cfa;
+	state->fp = fp;
+	return 0;
+}
+
+/*
+ * Walk from @state, recording the current frame and then each caller, until
+ * the chain ends or @max_entries entries were recorded.
+ */
+VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
+				      struct unwind_stacktrace *trace,
+				      unsigned int max_entries)
+{
+	might_fault();
+
+	trace->nr = 0;
+	while (trace->nr < max_entries) {
+		trace->entries[trace->nr++] = state->ip;
+		if (unwind_user_next(state))
+			break;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_user_walk);
+
+/**
+ * unwind_user - walk the current task's user stack
+ * @trace: filled with the user instruction addresses, innermost first;
+ *	   @trace->entries must have room for @max_entries
+ * @max_entries: the depth cap
+ *
+ * Walk the frame-pointer chain that starts at the user registers the current
+ * task entered the kernel with. The first entry is the user instruction
+ * pointer at kernel entry; each further entry is a return address. The walk
+ * stops at the outermost frame, at the first frame that looks corrupt (not
+ * moving up the stack, misaligned, outside user space or unmapped), or at
+ * @max_entries. Entries walked before the stop are kept.
+ *
+ * Context: task context, page faults allowed; may sleep.
+ * Return: 0 on success, even if the walk stopped early; -EINVAL if the current
+ * task has no user stack to walk (kernel threads, user workers, tasks without
+ * an mm, or a user mode the walker does not support). @trace->nr is always
+ * set.
+ */
+int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	struct unwind_user_state state;
+
+	trace->nr = 0;
+	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm)
+		return -EINVAL;
+
+	state.ws = arch_unwind_user_word_size(regs);
+	if (!state.ws)
+		return -EINVAL;
+	state.ip = instruction_pointer(regs);
+	state.sp = user_stack_pointer(regs);
+	state.fp = frame_pointer(regs);
+	state.topmost = true;
+
+	return unwind_user_walk(&state, trace, max_entries);
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walk a real program's user stack from a system call and compare it with
+ * the program's own call chain, main -> a -> b -> c.
+ *
+ * c() makes a read() of /sys/kernel/debug/unwind_test/user_stack with an
+ * inline system call instruction, so the user IP at kernel entry is in c()
+ * itself, right after the instruction. Each function records its own return
+ * address, which is what a frame-pointer walk must find: the expected trace
+ * is exact, not a guess from symbol ranges. Built twice: 64-bit (syscall) and
+ * 32-bit (int $0x80, compat word size 4). Needs frame pointers.
+ */
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "../kselftest.h"
+
+#define DEPTH		5	/* c, b, a, main, main's caller */
+#define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
+
+static unsigned long expected[DEPTH];
+static char buf[4096];
+static long nread;
+static int fd;
+
+#define noinline __attribute__((noinline))
+
+static noinline void c(void)
+{
+	unsigned long ip;
+	long ret;
+
+	expected[1] = (unsigned long)__builtin_return_address(0);
+#ifdef __x86_64__
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (buf),
+		       "d" (sizeof(buf) - 1)
+		     : "rcx", "r11", "memory");
+#else
+	asm volatile("movl $1f, %[ip]\n\t"
+		     "int $0x80\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_read), "b" ((long)fd), "c" (buf),
+		       "d" (sizeof(buf) - 1)
+		     : "memory");
+#endif
+	expected[0] = ip;
+	nread = ret;
+}
+
+static noinline void b(void)
+{
+	expected[2] = (unsigned long)__builtin_return_address(0);
+	c();
+	asm volatile("" ::: "memory");	/* no tail call */
+}
+
+static noinline void a(void)
+{
+	expected[3] = (unsigned long)__builtin_return_address(0);
+	b();
+	asm volatile("" ::: "memory");
+}
+
+int main(void)
+{
+	unsigned int nr, ws, i, want_ws = sizeof(long);
+	unsigned long got[64];
+	char *line, *save;
+
+	expected[4] = (unsigned long)__builtin_return_address(0);
+	ksft_print_header();
+	ksft_set_plan(3);
+
+	fd = open(STACK_FILE, O_RDONLY);
+	if (fd < 0)
+		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
+			       STACK_FILE, strerror(errno));
+	a();
+	if (nread <= 0)
+		ksft_exit_fail_msg("read: %s\n", strerror(-nread));
+	buf[nread] = '\0';
+
+	line = strtok_r(buf, "\n", &save);
+	if (!line || sscanf(line, "nr=%u ws=%u", &nr, &ws) != 2)
+		ksft_exit_fail_msg("bad header\n");
+	for (i = 0; i < nr && i < 64; i++) {
+		line = strtok_r(NULL, "\n", &save);
+		if (!line)
+			ksft_exit_fail_msg("short output\n");
+		got[i] = strtoul(line, NULL, 16);
+	}
+	for (i = 0; i < nr && i < 64; i++)
+		ksft_print_msg("frame %u: %#lx%s\n", i, got[i],
+			       i < DEPTH && got[i] == expected[i] ? "" :
+			       i < DEPTH ? " (mismatch)" : "");
+	for (i = 0; i < DEPTH; i++)
+		ksft_print_msg("expected %u: %#lx\n", i, expected[i]);
+
+	ksft_test_result(ws == want_ws, "word size %u, want %u\n", ws, want_ws);
+	ksft_test_result(nr >= DEPTH, "walked %u frames, want at least %u\n",
+			 nr, DEPTH);
+	for (i = 0; i < DEPTH && i < nr; i++)
+		if (got[i] != expected[i])
+			break;
+	ksft_test_result(i == DEPTH, "frames c, b, a, main, caller match exactly\n");
+	ksft_finished();
+}
