@@ -10,6 +10,8 @@ SERIES_DIR=$REPO/series
 CONFIGS=$REPO/harness/configs
 PIN_VERSION=6.12.117-1~deb12u1
 JOBS=${JOBS:-$(nproc)}
+# Directories holding the series' new code, rebuilt at W=1 after each build.
+W1_DIRS="kernel/unwind/ lib/tests/"
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$BUILD

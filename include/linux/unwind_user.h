@@ -36,7 +36,7 @@ static inline int unwind_user(struct unwind_stacktrace *trace,
 			      unsigned int max_entries)
 {
 	trace->nr = 0;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 #endif /* CONFIG_UNWIND_USER */

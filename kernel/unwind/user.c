@@ -41,7 +41,7 @@ static int unwind_user_read(const struct unwind_user_state *state,
 /* Step from the frame in @state to its caller. Returns 0 on success. */
 static int unwind_user_next(struct unwind_user_state *state)
 {
-	struct unwind_user_frame frame = ARCH_UNWIND_USER_FP_FRAME(state->ws);
+	struct unwind_user_frame frame = arch_unwind_user_fp_frame(state->ws);
 	unsigned long base, cfa, ra, fp;
 
 	if (state->topmost) {

@@ -64,7 +64,6 @@ static const struct file_operations user_stack_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
 	.read	= user_stack_read,
-	.llseek	= no_llseek,
 };
 
 static int __init unwind_test_client_init(void)

@@ -94,7 +94,7 @@ static void uw_expect(struct kunit *test, struct uw_test *t,
 
 #define UW_EXPECT(test, t, ...)						\
 	do {								\
-		static const unsigned long __want[] = { __VA_ARGS__ };	\
+		const unsigned long __want[] = { __VA_ARGS__ };		\
 		uw_expect(test, t, __want, ARRAY_SIZE(__want));		\
 	} while (0)
 
@@ -406,6 +406,7 @@ static struct kunit_suite unwind_user_suite = {
 	.name = "unwind_user",
 	.test_cases = unwind_user_cases,
 };
+
 kunit_test_suite(unwind_user_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the user-space stack walker");

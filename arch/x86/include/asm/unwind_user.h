@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 #include <linux/uaccess.h>
+#include <linux/unwind_user_types.h>
 #include <asm/ptrace.h>
 
 /*
@@ -11,37 +12,34 @@
  * frame pointer points at the saved frame pointer, the return address is one
  * word above it, and the caller's stack pointer one word above that.
  */
-#define ARCH_UNWIND_USER_FP_FRAME(ws)			\
-	((struct unwind_user_frame) {			\
-		.cfa_off = 2 * (ws),			\
-		.ra_off	 = -(ws),			\
-		.fp_off	 = -2 * (ws),			\
-		.use_fp	 = true,			\
-	})
+static inline struct unwind_user_frame arch_unwind_user_fp_frame(int ws)
+{
+	return (struct unwind_user_frame) {
+		.cfa_off = 2 * ws, .ra_off = -ws, .fp_off = -2 * ws, .use_fp = true,
+	};
+}
 
 /*
  * Stopped on a function's first instruction (ENDBR or "push %rbp"): only the
  * return address is on the stack, and the frame pointer is still the caller's.
  */
-#define ARCH_UNWIND_USER_ENTRY_FRAME(ws)		\
-	((struct unwind_user_frame) {			\
-		.cfa_off = (ws),			\
-		.ra_off	 = -(ws),			\
-		.fp_off	 = 0,				\
-		.use_fp	 = false,			\
-	})
+static inline struct unwind_user_frame arch_unwind_user_entry_frame(int ws)
+{
+	return (struct unwind_user_frame) {
+		.cfa_off = ws, .ra_off = -ws, .fp_off = 0, .use_fp = false,
+	};
+}
 
 /*
  * Stopped after "push %rbp" but before "mov %rsp,%rbp": the saved frame
  * pointer is at the stack pointer and the return address above it.
  */
-#define ARCH_UNWIND_USER_PUSHED_FRAME(ws)		\
-	((struct unwind_user_frame) {			\
-		.cfa_off = 2 * (ws),			\
-		.ra_off	 = -(ws),			\
-		.fp_off	 = -2 * (ws),			\
-		.use_fp	 = false,			\
-	})
+static inline struct unwind_user_frame arch_unwind_user_pushed_frame(int ws)
+{
+	return (struct unwind_user_frame) {
+		.cfa_off = 2 * ws, .ra_off = -ws, .fp_off = -2 * ws, .use_fp = false,
+	};
+}
 
 /**
  * arch_unwind_user_word_size - word size of the user code that entered
@@ -57,6 +55,7 @@ static inline unsigned int arch_unwind_user_word_size(struct pt_regs *regs)
 	return user_64bit_mode(regs) ? 8 : 4;
 }
 
+#define arch_unwind_user_topmost_frame arch_unwind_user_topmost_frame
 /**
  * arch_unwind_user_topmost_frame - detect a topmost frame not yet set up
  * @ip: user instruction address the task entered the kernel from
@@ -84,7 +83,7 @@ static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
 		return false;
 
 	if (insn[0] == 0x55) {				/* push %rbp */
-		*frame = ARCH_UNWIND_USER_ENTRY_FRAME(ws);
+		*frame = arch_unwind_user_entry_frame(ws);
 		return true;
 	}
 
@@ -93,7 +92,7 @@ static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
 			return false;
 		if (insn[1] == 0x0f && insn[2] == 0x1e &&
 		    insn[3] == (ws == 8 ? 0xfa : 0xfb)) {
-			*frame = ARCH_UNWIND_USER_ENTRY_FRAME(ws);
+			*frame = arch_unwind_user_entry_frame(ws);
 			return true;
 		}
 		return false;
@@ -112,9 +111,8 @@ static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
 		return false;
 	if (get_user(prev, p - 1) || prev != 0x55)
 		return false;
-	*frame = ARCH_UNWIND_USER_PUSHED_FRAME(ws);
+	*frame = arch_unwind_user_pushed_frame(ws);
 	return true;
 }
-#define arch_unwind_user_topmost_frame arch_unwind_user_topmost_frame
 
 #endif /* _ASM_X86_UNWIND_USER_H */

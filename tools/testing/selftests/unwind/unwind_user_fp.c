@@ -28,9 +28,7 @@ static char buf[4096];
 static long nread;
 static int fd;
 
-#define noinline __attribute__((noinline))
-
-static noinline void c(void)
+static __attribute__((__noinline__)) void c(void)
 {
 	unsigned long ip;
 	long ret;
@@ -57,14 +55,14 @@ static noinline void c(void)
 	nread = ret;
 }
 
-static noinline void b(void)
+static __attribute__((__noinline__)) void b(void)
 {
 	expected[2] = (unsigned long)__builtin_return_address(0);
 	c();
 	asm volatile("" ::: "memory");	/* no tail call */
 }
 
-static noinline void a(void)
+static __attribute__((__noinline__)) void a(void)
 {
 	expected[3] = (unsigned long)__builtin_return_address(0);
 	b();
@@ -112,6 +110,6 @@ int main(void)
 	for (i = 0; i < DEPTH && i < nr; i++)
 		if (got[i] != expected[i])
 			break;
-	ksft_test_result(i == DEPTH, "frames c, b, a, main, caller match exactly\n");
+	ksft_test_result(i == DEPTH, "the walked call chain matches exactly\n");
 	ksft_finished();
 }

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the series' user-space test programs statically from $SRC.
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/progs
+mkdir -p "$out"
+st=$SRC/tools/testing/selftests
+# Frame pointers everywhere: the walker checks exact call chains.
+cflags="-O2 -static -Wall -Werror -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls"
+
+build() {	# build NAME SOURCE [extra flags]
+	local name=$1 src=$2
+	shift 2
+	# shellcheck disable=SC2086
+	gcc $cflags "$@" -o "$out/$name" "$src" || die "building $name failed"
+}
+
+build unwind_user_fp "$st/unwind/unwind_user_fp.c"
+build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
+log "test programs in $out"

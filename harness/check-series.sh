@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check the exported series: it must "git am" onto the pristine base and give
+# exactly the tree the harness builds, and every patch must be clean under
+# "checkpatch.pl --strict". Prints PASS/FAIL lines.
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/patches
+"$REPO/harness/export-series.sh" "$out" >/dev/null
+
+am=$BUILD/am-check
+if [ ! -e "$am/.git" ]; then
+	rm -rf "$am"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$am" pristine
+fi
+git -C "$am" am --abort >/dev/null 2>&1 || true
+git -C "$am" checkout -q -f --detach pristine
+git -C "$am" clean -q -fdx
+if git -C "$am" am -q "$out"/*.patch >"$BUILD/am.log" 2>&1; then
+	if [ "$(git -C "$am" rev-parse 'HEAD^{tree}')" = \
+	     "$(git -C "$SRC" rev-parse 'series^{tree}')" ]; then
+		echo "PASS series.git-am"
+	else
+		echo "FAIL series.git-am: applied, but the tree differs from the harness's"
+	fi
+else
+	echo "FAIL series.git-am: $(grep -m1 -E 'error|Patch failed' "$BUILD/am.log")"
+	git -C "$am" am --abort >/dev/null 2>&1 || true
+fi
+
+for p in "$out"/*.patch; do
+	name=$(basename "$p" .patch)
+	if (cd "$SRC" && ./scripts/checkpatch.pl --strict -q --color=never "$p") \
+		>"$BUILD/checkpatch-$name.log" 2>&1; then
+		echo "PASS checkpatch.$name"
+	else
+		echo "FAIL checkpatch.$name: $(grep -m1 -E '^(ERROR|WARNING|CHECK)' "$BUILD/checkpatch-$name.log")"
+		sed 's/^/    /' "$BUILD/checkpatch-$name.log" >&2
+	fi
+done

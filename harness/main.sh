@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The main job, from a fresh Debian 12 machine: install dependencies, lay the
+# series over the base, build the test kernel, boot it under QEMU and show
+# what the series does. For now that is the user-stack walker's result on a
+# real program (main -> a -> b -> c, walked from inside a system call), for
+# a 64-bit and a 32-bit build, resolved to symbols.
+. "$(dirname "$0")/lib.sh"
+
+logs=$BUILD/logs
+mkdir -p "$logs"
+"$REPO/harness/deps.sh"
+"$REPO/harness/prepare.sh"
+"$REPO/harness/build-kernel.sh" test
+"$REPO/harness/build-progs.sh"
+"$REPO/harness/initramfs.sh"
+"$REPO/harness/qemu-run.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
+	"$logs/console-main.log" main 600 ||
+	die "the boot failed; see $logs/console-main.log"
+
+python3 - "$logs/console-main.log" "$BUILD/progs" <<'PY'
+import re, subprocess, sys
+logf, progs = sys.argv[1], sys.argv[2]
+cur, frames = None, {}
+for line in open(logf, errors='replace'):
+    line = re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line.rstrip())
+    if line.startswith('=== BEGIN '):
+        cur = line.split()[2]
+        frames[cur] = []
+    m = re.match(r'^# frame (\d+): (0x[0-9a-f]+)', line)
+    if cur and m:
+        frames[cur].append(int(m.group(2), 16))
+for prog, addrs in frames.items():
+    print('\n%s: user stack walked by unwind_user() inside read()' % prog)
+    if not addrs:
+        print('  (no frames: see %s)' % logf)
+        continue
+    # Return addresses point after the call: resolve the call itself.
+    out = subprocess.run(['addr2line', '-f', '-s', '-e', '%s/%s' % (progs, prog)] +
+                         ['%#x' % (a - 1 if i else a) for i, a in enumerate(addrs)],
+                         capture_output=True, text=True).stdout.split('\n')
+    for i, a in enumerate(addrs):
+        print('  #%-2d %#014x  %-28s %s' % (i, a, out[2 * i], out[2 * i + 1]))
+PY
+echo
+echo "Console log: $logs/console-main.log"

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a QEMU console log into test results.
+
+Usage: parse-console.py LOG PREFIX [--progs DIR]
+
+Prints one line per result, "PASS name" or "FAIL name: reason", where names
+are prefixed with PREFIX. Counted:
+  - every KUnit test case the kernel ran at boot (KTAP), and a missing
+    result against a suite's plan;
+  - every TAP result of every program /init ran, a plan mismatch, a non-zero
+    exit status and a program that never finished;
+  - a symbol check of the unwind_user_fp frames, when --progs is given;
+  - any panic, oops, BUG, WARNING, lockdep or KASAN report in the log, and a
+    boot that never reached "=== ALL DONE" (hang or crash).
+"""
+import re
+import subprocess
+import sys
+
+TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+RESULT = re.compile(r'^(\s*)(not ok|ok) (\d+) (?:- )?([^#]*?)\s*(#.*)?$')
+PLAN = re.compile(r'^(\s*)1\.\.(\d+)')
+SPLATS = [
+    (re.compile(r'Kernel panic'), 'kernel panic'),
+    (re.compile(r'\bOops\b|general protection fault'), 'oops'),
+    (re.compile(r'\bBUG:'), 'BUG report'),
+    (re.compile(r'WARNING:'), 'WARNING report'),
+    (re.compile(r'possible circular locking|inconsistent lock state|'
+                r'possible recursive locking|suspicious RCU usage|'
+                r'INFO: lockdep|DEBUG_LOCKS_WARN_ON'), 'lockdep report'),
+    (re.compile(r'KASAN:'), 'KASAN report'),
+    (re.compile(r'sleeping function called from invalid context'),
+     'atomic-sleep report'),
+    (re.compile(r'Call Trace:'), 'kernel stack dump'),
+]
+
+
+def main():
+    log, prefix = sys.argv[1], sys.argv[2]
+    progs = None
+    if '--progs' in sys.argv:
+        progs = sys.argv[sys.argv.index('--progs') + 1]
+    with open(log, errors='replace') as f:
+        lines = [TS.sub('', line.rstrip('\r\n')) for line in f]
+
+    results = []
+
+    def add(name, ok, why=''):
+        results.append((prefix + name, ok, why))
+
+    # Kernel-side KUnit, before user space starts.
+    try:
+        us = next(i for i, l in enumerate(lines) if l.startswith('=== USERSPACE'))
+    except StopIteration:
+        us = len(lines)
+    suite_plan, suite_cases = None, []
+    for line in lines[:us]:
+        m = PLAN.match(line)
+        if m and len(m.group(1)) == 4:
+            suite_plan, suite_cases = int(m.group(2)), []
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        indent, ok, name = len(m.group(1)), m.group(2) == 'ok', m.group(4)
+        if indent == 4:
+            suite_cases.append(name)
+            skip = (m.group(5) or '').startswith('# SKIP')
+            add('kunit.' + name, ok and not skip, 'skipped' if skip else 'failed')
+        elif indent == 0 and suite_plan is not None:
+            if len(suite_cases) != suite_plan:
+                add('kunit.%s.plan' % name, False, '%d of %d cases reported'
+                    % (len(suite_cases), suite_plan))
+            suite_plan = None
+
+    # Programs run by /init.
+    cur, plan, count = None, None, 0
+    frames = {}
+    for line in lines[us:]:
+        if line.startswith('=== BEGIN '):
+            cur, plan, count = line.split()[2], None, 0
+            frames[cur] = []
+            continue
+        if cur is None:
+            continue
+        if line.startswith('=== END '):
+            rc = int(line.rsplit('rc=', 1)[1])
+            if plan is not None and plan != count:
+                add(cur + '.plan', False, '%d of %d results' % (count, plan))
+            if plan is None and count == 0:
+                add(cur, False, 'no TAP results')
+            elif rc != 0:
+                add(cur + '.exit', False, 'exit status %d' % rc)
+            cur = None
+            continue
+        m = PLAN.match(line)
+        if m and not m.group(1):
+            plan = int(m.group(2))
+            continue
+        m = re.match(r'^# frame (\d+): (0x[0-9a-f]+)', line)
+        if m:
+            frames[cur].append(int(m.group(2), 16))
+        m = RESULT.match(line)
+        if m and not m.group(1):
+            count += 1
+            skip = (m.group(5) or '').upper().startswith('# SKIP')
+            add('%s.%s' % (cur, m.group(3)), m.group(2) == 'ok' and not skip,
+                'skipped: ' + m.group(4) if skip else m.group(4))
+    if cur is not None:
+        add(cur, False, 'never finished')
+
+    if progs:
+        for prog in ('unwind_user_fp', 'unwind_user_fp_32'):
+            if prog not in frames:
+                continue
+            names = []
+            if frames[prog]:
+                out = subprocess.run(
+                    ['addr2line', '-f', '-e', '%s/%s' % (progs, prog)] +
+                    ['%#x' % (a - 1 if i else a) for i, a in enumerate(frames[prog])],
+                    capture_output=True, text=True).stdout.split('\n')
+                names = out[0::2][:4]
+            add(prog + '.symbols', names == ['c', 'b', 'a', 'main'],
+                'resolved to %s' % ' '.join(names))
+
+    for pat, what in SPLATS:
+        hits = [l for l in lines if pat.search(l)]
+        if hits:
+            add('console.' + what.replace(' ', '_'), False,
+                '%s: %s' % (what, hits[0].strip()))
+    if not any(l.startswith('=== ALL DONE') for l in lines):
+        add('console.completed', False, 'the boot never finished (hang, '
+            'panic or timeout)')
+    else:
+        add('console.completed', True)
+
+    for name, ok, why in results:
+        print('PASS %s' % name if ok else 'FAIL %s: %s' % (name, why))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel under QEMU TCG with the test initramfs and keep the serial
+# console log.
+#   qemu-run.sh BZIMAGE LOG JOB [TIMEOUT_SECONDS]
+# JOB is "test" or "main" (the job list /init runs). Exit status: QEMU's, or
+# 124 on timeout. The log is kept either way.
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?bzImage}
+logf=${2:?log file}
+job=${3:-test}
+tmo=${4:-900}
+smp=${SMP:-2}
+
+[ -f "$kernel" ] || die "no kernel at $kernel"
+mkdir -p "$(dirname "$logf")"
+log "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") with -smp $smp, job $job (log: $logf)"
+set +e
+timeout --foreground -k 10 "$tmo" \
+	qemu-system-x86_64 -M pc -accel tcg -cpu max -smp "$smp" -m 1G \
+	-bios /usr/share/qemu/qboot.rom -nographic -no-reboot \
+	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 unwind.job=$job ${KAPPEND:-}" \
+	</dev/null >"$logf" 2>&1
+rc=$?
+set -e
+[ "$rc" != 124 ] || log "QEMU timed out after ${tmo}s"
+exit "$rc"

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every test of the project, from a fresh Debian 12 machine:
+#   - the exported series: git am onto the pristine base, checkpatch --strict;
+#   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs;
+#   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
+#   - KUnit with kunit.py.
+# Every result is a PASS or FAIL line; the last line is "N passed, N failed".
+# Logs are kept in build/logs/.
+. "$(dirname "$0")/lib.sh"
+
+set +e
+logs=$BUILD/logs
+mkdir -p "$logs"
+res=$logs/results.txt
+: > "$res"
+t0=$(date +%s)
+
+record() { tee -a "$res"; }
+
+"$REPO/harness/deps.sh" || die "installing dependencies failed"
+"$REPO/harness/prepare.sh" || { echo "FAIL prepare: the series does not apply" | record; }
+
+if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
+	"$REPO/harness/check-series.sh" 2>"$logs/check-series.err" | record
+
+	progs_ok=1
+	{ "$REPO/harness/build-progs.sh" && "$REPO/harness/initramfs.sh"; } \
+		>"$logs/progs.log" 2>&1 ||
+		{ progs_ok=0; echo "FAIL build.progs: see $logs/progs.log" | record; }
+
+	for variant in test debug; do
+		if ! "$REPO/harness/build-kernel.sh" "$variant" \
+			2>"$logs/build-$variant.err"; then
+			echo "FAIL build.$variant: $(grep -m1 ERROR "$logs/build-$variant.err")" | record
+			continue
+		fi
+		if grep -q 'warning:' "$logs/build-$variant.err"; then
+			echo "FAIL build.$variant.warnings: $(grep -m1 'warning:' "$logs/build-$variant.err")" | record
+		else
+			echo "PASS build.$variant.warnings" | record
+		fi
+		[ "$progs_ok" = 1 ] || continue
+		"$REPO/harness/qemu-run.sh" "$BUILD/obj-$variant/arch/x86/boot/bzImage" \
+			"$logs/console-$variant.log" test 1200 || true
+		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
+			"$variant." --progs "$BUILD/progs" | record
+	done
+
+	"$REPO/harness/kunit.sh" | record
+fi
+
+log "test run took $(( $(date +%s) - t0 )) s; logs in $logs"
+grep FAIL "$res" >&2 || true
+echo "$(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"
