@@ -7,7 +7,7 @@ out=$BUILD/progs
 mkdir -p "$out"
 st=$SRC/tools/testing/selftests
 # Frame pointers everywhere: the walker checks exact call chains.
-cflags="-O2 -static -Wall -Werror -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls"
+cflags="-O2 -g -static -Wall -Werror -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -fno-inline"
 
 build() {	# build NAME SOURCE [extra flags]
 	local name=$1 src=$2

@@ -32,7 +32,7 @@ fi
 
 for p in "$out"/*.patch; do
 	name=$(basename "$p" .patch)
-	if (cd "$SRC" && ./scripts/checkpatch.pl --strict -q --color=never "$p") \
+	if (cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --color=never "$p") \
 		>"$BUILD/checkpatch-$name.log" 2>&1; then
 		echo "PASS checkpatch.$name"
 	else

@@ -129,6 +129,10 @@ def main():
         if hits:
             add('console.' + what.replace(' ', '_'), False,
                 '%s: %s' % (what, hits[0].strip()))
+    cpus = [int(m.group(1)) for m in
+            (re.search(r'smp: Brought up \d+ nodes?, (\d+) CPUs', l) for l in lines) if m]
+    add('console.smp', bool(cpus) and cpus[0] >= 2,
+        'fewer than 2 CPUs came up: %s' % (cpus or 'none'))
     if not any(l.startswith('=== ALL DONE') for l in lines):
         add('console.completed', False, 'the boot never finished (hang, '
             'panic or timeout)')

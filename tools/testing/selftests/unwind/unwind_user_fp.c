@@ -28,7 +28,7 @@ static char buf[4096];
 static long nread;
 static int fd;
 
-static __attribute__((__noinline__)) void c(void)
+static void c(void)
 {
 	unsigned long ip;
 	long ret;
@@ -55,14 +55,14 @@ static __attribute__((__noinline__)) void c(void)
 	nread = ret;
 }
 
-static __attribute__((__noinline__)) void b(void)
+static void b(void)
 {
 	expected[2] = (unsigned long)__builtin_return_address(0);
 	c();
 	asm volatile("" ::: "memory");	/* no tail call */
 }
 
-static __attribute__((__noinline__)) void a(void)
+static void a(void)
 {
 	expected[3] = (unsigned long)__builtin_return_address(0);
 	b();
