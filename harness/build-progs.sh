@@ -18,4 +18,8 @@ build() {	# build NAME SOURCE [extra flags]
 
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
+if [ -f "$st/unwind/unwind_deferred.c" ]; then
+	build unwind_deferred "$st/unwind/unwind_deferred.c" -pthread
+	build unwind_deferred_stress "$st/unwind/unwind_deferred_stress.c" -pthread
+fi
 log "test programs in $out"

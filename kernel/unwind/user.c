@@ -148,3 +148,4 @@ int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
 
 	return unwind_user_walk(&state, trace, max_entries);
 }
+EXPORT_SYMBOL_IF_KUNIT(unwind_user);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_UNWIND_DEFERRED_H
+#define _LINUX_UNWIND_DEFERRED_H
+
+#include <linux/bits.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/unwind_deferred_types.h>
+#include <linux/unwind_user_types.h>
+
+struct unwind_work;
+
+/**
+ * typedef unwind_callback_t - a tracer's deferred unwind callback
+ * @work: the tracer's registered work
+ * @trace: the user stack of the kernel entry, possibly empty
+ * @cookie: the cookie unwind_deferred_request() returned during that entry
+ *
+ * Called in task context of the unwound task, before it returns to user
+ * space (or while it exits or execs), under SRCU. It may fault and sleep.
+ * @trace is valid only during the call.
+ */
+typedef void (*unwind_callback_t)(struct unwind_work *work,
+				  struct unwind_stacktrace *trace, u64 cookie);
+
+/**
+ * struct unwind_work - a tracer's registration for deferred unwinding
+ * @list: on the list of registered works
+ * @func: the callback
+ * @bit: the tracer's bit in the per-task mask, -1 when not registered
+ */
+struct unwind_work {
+	struct list_head	list;
+	unwind_callback_t	func;
+	int			bit;
+};
+
+/* Bits of union unwind_task_state::mask. */
+#define UNWIND_PENDING_BIT	0	/* the task_work is queued */
+#define UNWIND_USED_BIT		1	/* state set during this entry */
+#define UNWIND_FIRST_WORK_BIT	2	/* tracers own bits 2 .. BITS_PER_LONG-1 */
+
+#define UNWIND_PENDING		BIT(UNWIND_PENDING_BIT)
+#define UNWIND_USED		BIT(UNWIND_USED_BIT)
+#define UNWIND_MAX_WORKS	(BITS_PER_LONG - UNWIND_FIRST_WORK_BIT)
+
+#ifdef CONFIG_UNWIND_DEFERRED
+
+void unwind_task_init(struct task_struct *task);
+void unwind_task_free(struct task_struct *task);
+
+int unwind_user_faultable(struct unwind_stacktrace *trace);
+
+int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func);
+int unwind_deferred_request(struct unwind_work *work, u64 *cookie);
+void unwind_deferred_cancel(struct unwind_work *work);
+void unwind_deferred_flush(void);
+
+void __unwind_reset_info(void);
+
+/**
+ * unwind_reset_info - end the kernel entry for deferred unwinding
+ *
+ * Called on every return to user space, after the task_work ran, with
+ * interrupts disabled. When no tracer asked for anything during the entry
+ * this is a single well-predicted branch.
+ */
+static __always_inline void unwind_reset_info(void)
+{
+	if (unlikely(READ_ONCE(current->unwind_info.state.mask)))
+		__unwind_reset_info();
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+u64 unwind_new_cookie(void);
+int unwind_state_request(struct unwind_task_info *info, int bit, u64 *cookie);
+union unwind_task_state unwind_state_take_pending(struct unwind_task_info *info);
+bool unwind_state_reset(struct unwind_task_info *info);
+#endif
+
+#else /* !CONFIG_UNWIND_DEFERRED */
+
+static inline void unwind_task_init(struct task_struct *task) {}
+static inline void unwind_task_free(struct task_struct *task) {}
+static inline void unwind_deferred_flush(void) {}
+static inline void unwind_reset_info(void) {}
+
+static inline int unwind_user_faultable(struct unwind_stacktrace *trace)
+{
+	trace->nr = 0;
+	return -EOPNOTSUPP;
+}
+
+static inline int unwind_deferred_init(struct unwind_work *work,
+				       unwind_callback_t func)
+{
+	work->bit = -1;
+	return -EOPNOTSUPP;
+}
+
+static inline int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
+{
+	*cookie = 0;
+	return -EOPNOTSUPP;
+}
+
+static inline void unwind_deferred_cancel(struct unwind_work *work) {}
+
+#endif /* CONFIG_UNWIND_DEFERRED */
+
+#endif /* _LINUX_UNWIND_DEFERRED_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_UNWIND_DEFERRED_TYPES_H
+#define _LINUX_UNWIND_DEFERRED_TYPES_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+/**
+ * struct unwind_cache - the user stack walked during one kernel entry
+ * @cookie:	the entry's cookie; the trace is valid while it matches
+ * @nr_entries:	number of valid entries
+ * @entries:	user instruction addresses, innermost first
+ */
+struct unwind_cache {
+	u64		cookie;
+	unsigned int	nr_entries;
+	unsigned long	entries[];
+};
+
+/**
+ * union unwind_task_state - per-task request state, updated as one unit
+ * @mask:	UNWIND_PENDING, UNWIND_USED and one bit per tracer that
+ *		requested during the current kernel entry
+ * @cookie:	the current entry's cookie, 0 while none was handed out
+ * @full:	both, for 128-bit compare-and-exchange
+ *
+ * Requests may come from NMI. Updating the mask and the cookie with one
+ * atomic operation means that a request can never see a cookie of one entry
+ * together with the mask of another, wherever an NMI lands.
+ */
+union unwind_task_state {
+	struct {
+		unsigned long	mask;
+		u64		cookie;
+	};
+#ifdef __SIZEOF_INT128__	/* not in 32-bit vDSO builds */
+	u128			full;
+#endif
+} __aligned(16);
+
+/**
+ * struct unwind_task_info - deferred unwinding state embedded in task_struct
+ * @state:	mask and cookie of the current kernel entry
+ * @completed:	tracers already called back during the current entry
+ * @cache:	the walked trace, allocated on first use
+ * @work:	the task_work that walks the stack and calls the tracers back
+ * @nr_walks:	number of user stack walks this task did (statistics)
+ */
+struct unwind_task_info {
+	union unwind_task_state	state;
+	atomic_long_t		completed;
+	struct unwind_cache	*cache;
+	struct callback_head	work;
+	unsigned int		nr_walks;
+};
+
+#endif /* _LINUX_UNWIND_DEFERRED_TYPES_H */

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deferred user-space stack unwinding.
+ *
+ * A tracer that wants the user stack of the current task, from any context
+ * (NMI included), calls unwind_deferred_request(). That only records the
+ * tracer's bit in the task's mask and queues one task_work; it returns the
+ * cookie of the current kernel entry at once. When the task is about to
+ * return to user space, the task_work walks the user stack once, in task
+ * context where it may fault, and calls back every tracer that asked during
+ * the entry, with the trace and the same cookie. unwind_reset_info() ends
+ * the entry on the way out.
+ *
+ * Per-task state (struct unwind_task_info) is only ever changed by the task
+ * itself (task context, its IRQs and NMIs, always on the task's CPU), and by
+ * unwind_deferred_cancel() scrubbing a tracer's bit from every task. The mask
+ * and the cookie form one 128-bit word updated with cmpxchg128, so they can
+ * never be seen out of step, wherever an NMI lands.
+ *
+ * Registered works are on an RCU list. Callbacks run under SRCU so that they
+ * may sleep; requests run with preemption disabled so that synchronize_rcu()
+ * waits for requests in flight.
+ */
+
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/task_work.h>
+#include <linux/unwind_deferred.h>
+#include <linux/unwind_user.h>
+#include <kunit/visibility.h>
+
+/* One page of cache per task that ever had its stack unwound. */
+#define UNWIND_CACHE_SIZE	PAGE_SIZE
+#define UNWIND_MAX_ENTRIES						\
+	((UNWIND_CACHE_SIZE - sizeof(struct unwind_cache)) / sizeof(long))
+
+#define UNWIND_WORK_MASK	(~(UNWIND_PENDING | UNWIND_USED))
+
+/* Protects unwind_works updates and unwind_bits_used. */
+static DEFINE_MUTEX(unwind_mutex);
+static LIST_HEAD(unwind_works);
+static unsigned long unwind_bits_used = UNWIND_PENDING | UNWIND_USED;
+DEFINE_STATIC_SRCU(unwind_srcu);
+
+static DEFINE_PER_CPU(u32, unwind_cookie_ctr);
+
+/*
+ * A fresh cookie: the CPU number + 1 in the low 32 bits, a per-CPU counter
+ * with its lowest bit set in the high 32 bits. It is never 0, and no two
+ * cookies are the same until one CPU wraps its counter (2^31 kernel entries
+ * that asked for an unwind). this_cpu_add_return() is a single instruction
+ * on x86, safe against NMIs on the same CPU.
+ *
+ * Context: preemption disabled.
+ */
+VISIBLE_IF_KUNIT u64 unwind_new_cookie(void)
+{
+	u32 cnt = this_cpu_add_return(unwind_cookie_ctr, 2) | 1;
+
+	return ((u64)cnt << 32) | (u32)(smp_processor_id() + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_new_cookie);
+
+/* Load the mask and cookie as one: a failed cmpxchg128 is an atomic load. */
+static union unwind_task_state unwind_state_read(struct unwind_task_info *info)
+{
+	union unwind_task_state s = { .full = 0 };
+
+	try_cmpxchg128(&info->state.full, &s.full, s.full);
+	return s;
+}
+
+/*
+ * Record a request of the tracer owning @bit and hand out the entry's cookie.
+ * Returns 1 if the tracer already asked during this entry, 0 if its bit was
+ * newly set, and 2 if the caller must also queue the task_work (it was not
+ * pending).
+ *
+ * Context: any, including NMI, on the task owning @info; preemption disabled.
+ */
+VISIBLE_IF_KUNIT int unwind_state_request(struct unwind_task_info *info,
+					  int bit, u64 *cookie)
+{
+	union unwind_task_state old, new;
+
+	/*
+	 * A torn guess is harmless: the cmpxchg128 below validates it, and the
+	 * early return needs only a mask that has our bit, whose cookie cannot
+	 * change until the task returns to user space.
+	 */
+	old.mask = READ_ONCE(info->state.mask);
+	old.cookie = READ_ONCE(info->state.cookie);
+	do {
+		if (old.mask & BIT(bit)) {
+			*cookie = old.cookie;
+			return 1;
+		}
+		new.mask = old.mask | BIT(bit) | UNWIND_USED | UNWIND_PENDING;
+		new.cookie = old.cookie ?: unwind_new_cookie();
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+
+	*cookie = new.cookie;
+	return old.mask & UNWIND_PENDING ? 0 : 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_state_request);
+
+/*
+ * Clear the pending bit and return the state as it was. A request made after
+ * this queues the task_work again.
+ *
+ * Context: task context of the task owning @info.
+ */
+VISIBLE_IF_KUNIT union unwind_task_state
+unwind_state_take_pending(struct unwind_task_info *info)
+{
+	union unwind_task_state old = unwind_state_read(info), new;
+
+	do {
+		new = old;
+		new.mask &= ~UNWIND_PENDING;
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+	return old;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_state_take_pending);
+
+/*
+ * End the entry: clear mask, cookie and completed bits. If a request (from an
+ * NMI that hit after the task_work ran) is still pending, keep everything:
+ * the task_work runs on the next return to user space, with the same cookie,
+ * and the user stack has not changed in between. Returns true if reset.
+ *
+ * Context: the task owning @info, interrupts disabled.
+ */
+VISIBLE_IF_KUNIT bool unwind_state_reset(struct unwind_task_info *info)
+{
+	union unwind_task_state old = unwind_state_read(info), new = { .full = 0 };
+
+	do {
+		if (old.mask & UNWIND_PENDING)
+			return false;
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+	atomic_long_set(&info->completed, 0);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_state_reset);
+
+/* Task context: the entry's cookie, handing one out if there is none yet. */
+static u64 unwind_get_cookie(struct unwind_task_info *info)
+{
+	union unwind_task_state old = unwind_state_read(info), new;
+
+	guard(preempt)();
+	do {
+		if (old.cookie)
+			return old.cookie;
+		new.mask = old.mask | UNWIND_USED;
+		new.cookie = unwind_new_cookie();
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+	return new.cookie;
+}
+
+static bool unwind_task_refused(struct task_struct *task)
+{
+	return (task->flags & (PF_KTHREAD | PF_USER_WORKER)) || !task->mm;
+}
+
+/**
+ * unwind_user_faultable - walk the current task's user stack, once per entry
+ * @trace: set to the trace; its entries belong to the task's cache and are
+ *	   valid until the task returns to user space
+ *
+ * The first call during a kernel entry walks the user stack into the task's
+ * cache (allocated on first use); later calls during the same entry return
+ * the cached trace without walking again.
+ *
+ * Context: task context, page faults allowed; may sleep.
+ * Return: 0, even if the walk found no frame; -EINVAL for kernel threads,
+ * user workers and tasks without an mm; -ENOMEM if the cache could not be
+ * allocated; -EOPNOTSUPP if the CPU lacks cmpxchg16b.
+ */
+int unwind_user_faultable(struct unwind_stacktrace *trace)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+	struct unwind_cache *cache = info->cache;
+	u64 cookie;
+
+	might_fault();
+
+	trace->nr = 0;
+	trace->entries = NULL;
+	if (unwind_task_refused(current))
+		return -EINVAL;
+	if (!system_has_cmpxchg128())
+		return -EOPNOTSUPP;
+
+	if (!cache) {
+		cache = kzalloc(UNWIND_CACHE_SIZE, GFP_KERNEL);
+		if (!cache)
+			return -ENOMEM;
+		info->cache = cache;
+	}
+
+	cookie = unwind_get_cookie(info);
+	if (cache->cookie != cookie) {
+		struct unwind_stacktrace walk = { .entries = cache->entries };
+
+		unwind_user(&walk, UNWIND_MAX_ENTRIES);
+		cache->nr_entries = walk.nr;
+		cache->cookie = cookie;
+		info->nr_walks++;
+	}
+
+	trace->nr = cache->nr_entries;
+	trace->entries = cache->entries;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_user_faultable);
+
+/*
+ * The task_work: walk once, then call back each tracer that asked during
+ * this entry and was not called back yet.
+ */
+static void unwind_deferred_task_work(struct callback_head *head)
+{
+	struct unwind_task_info *info =
+		container_of(head, struct unwind_task_info, work);
+	union unwind_task_state state;
+	struct unwind_stacktrace trace;
+	struct unwind_work *work;
+	unsigned long todo;
+	int idx;
+
+	state = unwind_state_take_pending(info);
+	if (!(state.mask & UNWIND_PENDING))
+		return;
+	todo = state.mask & UNWIND_WORK_MASK & ~atomic_long_read(&info->completed);
+	if (!todo)
+		return;
+
+	/* A failed walk still calls back: with an empty trace. */
+	unwind_user_faultable(&trace);
+
+	idx = srcu_read_lock(&unwind_srcu);
+	list_for_each_entry_srcu(work, &unwind_works, list,
+				 srcu_read_lock_held(&unwind_srcu)) {
+		unsigned long bit = BIT(work->bit);
+
+		if (!(todo & bit))
+			continue;
+		/* Exactly one callback per tracer per entry. */
+		if (atomic_long_fetch_or(bit, &info->completed) & bit)
+			continue;
+		work->func(work, &trace, state.cookie);
+	}
+	srcu_read_unlock(&unwind_srcu, idx);
+}
+
+/**
+ * unwind_deferred_request - ask for the current task's user stack
+ * @work: the tracer's work, registered with unwind_deferred_init()
+ * @cookie: set to the current kernel entry's cookie on success, else 0
+ *
+ * Record that @work wants the user stack of the current kernel entry. The
+ * walk happens later, when the task returns to user space, and @work's
+ * callback then gets the trace with the same cookie. Every request during one
+ * entry gets the same cookie, and @work is called back exactly once for the
+ * entry however often it asked.
+ *
+ * Context: any (task, softirq, hard IRQ, NMI), for the current task while it
+ * runs in the kernel on behalf of user space. Never sleeps or faults.
+ * Return: 0 when the request was queued; 1 when @work already asked during
+ * this entry (its callback is pending or was made); -EINVAL for kernel
+ * threads, user workers, exiting tasks, tasks without an mm, and a @work that
+ * is not registered; -EOPNOTSUPP if the CPU lacks cmpxchg16b.
+ */
+int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+	int bit, ret;
+
+	*cookie = 0;
+	if (unwind_task_refused(current) || (current->flags & PF_EXITING))
+		return -EINVAL;
+	if (!system_has_cmpxchg128())
+		return -EOPNOTSUPP;
+
+	/* Also an RCU read-side section, for unwind_deferred_cancel(). */
+	preempt_disable_notrace();
+
+	bit = READ_ONCE(work->bit);
+	if (bit < 0) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	ret = unwind_state_request(info, bit, cookie);
+	if (ret != 2)
+		goto out;
+
+	ret = task_work_add(current, &info->work,
+			    in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME | TWAF_NO_ALLOC);
+	if (ret) {
+		/* Only a task past exit_task_work() refuses: PF_EXITING. */
+		*cookie = 0;
+		ret = -EINVAL;
+	}
+out:
+	preempt_enable_notrace();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(unwind_deferred_request);
+
+/**
+ * unwind_deferred_flush - deliver the current task's pending callbacks now
+ *
+ * Called from do_exit() and execve() while the task's mm still exists, so
+ * that a request made during the entry is not lost with the task or the old
+ * program: the callbacks run here, with the stack of the user program that
+ * made the request.
+ *
+ * Context: task context, may sleep.
+ */
+void unwind_deferred_flush(void)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+
+	if (!(READ_ONCE(info->state.mask) & UNWIND_PENDING))
+		return;
+	if (task_work_cancel(current, &info->work))
+		unwind_deferred_task_work(&info->work);
+}
+
+/* See unwind_reset_info(). */
+void __unwind_reset_info(void)
+{
+	unwind_state_reset(&current->unwind_info);
+}
+
+/**
+ * unwind_deferred_init - register a tracer for deferred unwinding
+ * @work: the tracer's work, owned by the caller until it is cancelled
+ * @func: the callback, see unwind_callback_t
+ *
+ * Context: task context, may sleep.
+ * Return: 0, or -EBUSY when all UNWIND_MAX_WORKS bits are taken.
+ */
+int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
+{
+	int bit;
+
+	guard(mutex)(&unwind_mutex);
+
+	bit = find_next_zero_bit(&unwind_bits_used, BITS_PER_LONG,
+				 UNWIND_FIRST_WORK_BIT);
+	if (bit >= BITS_PER_LONG) {
+		work->bit = -1;
+		return -EBUSY;
+	}
+	__set_bit(bit, &unwind_bits_used);
+	work->func = func;
+	WRITE_ONCE(work->bit, bit);
+	list_add_rcu(&work->list, &unwind_works);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(unwind_deferred_init);
+
+/* Remove @bit from @task's mask and completed bits. */
+static void unwind_task_scrub(struct task_struct *task, unsigned long bit)
+{
+	struct unwind_task_info *info = &task->unwind_info;
+	union unwind_task_state old = unwind_state_read(info), new;
+
+	do {
+		if (!(old.mask & bit))
+			break;
+		new = old;
+		new.mask &= ~bit;
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+	atomic_long_andnot(bit, &info->completed);
+}
+
+/**
+ * unwind_deferred_cancel - unregister a tracer
+ * @work: a work registered with unwind_deferred_init(), or one whose
+ *	  registration failed (then this does nothing)
+ *
+ * When this returns, no callback of @work runs or will run, further
+ * requests with @work fail with -EINVAL, and its bit has been removed from
+ * every task, so that the next tracer to get the bit cannot receive a
+ * callback meant for @work.
+ *
+ * Context: task context, may sleep (waits for RCU and SRCU grace periods).
+ */
+void unwind_deferred_cancel(struct unwind_work *work)
+{
+	struct task_struct *g, *t;
+	unsigned long bit;
+
+	guard(mutex)(&unwind_mutex);
+
+	if (work->bit < 0)
+		return;
+	bit = BIT(work->bit);
+	WRITE_ONCE(work->bit, -1);
+	list_del_rcu(&work->list);
+
+	/* Requests that read the old bit have finished... */
+	synchronize_rcu();
+	/* ...and so have callbacks that found @work on the list. */
+	synchronize_srcu(&unwind_srcu);
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		unwind_task_scrub(t, bit);
+	rcu_read_unlock();
+
+	/* Only now may the bit go to another tracer. */
+	unwind_bits_used &= ~bit;
+}
+EXPORT_SYMBOL_GPL(unwind_deferred_cancel);
+
+/**
+ * unwind_task_init - reset the deferred unwind state of a new task
+ * @task: the new task; its task_struct was copied from the parent's
+ *
+ * A child inherits no request, cookie or cache from its parent.
+ */
+void unwind_task_init(struct task_struct *task)
+{
+	struct unwind_task_info *info = &task->unwind_info;
+
+	memset(info, 0, sizeof(*info));
+	init_task_work(&info->work, unwind_deferred_task_work);
+}
+
+/**
+ * unwind_task_free - free the deferred unwind state of a dead task
+ * @task: the task being freed
+ */
+void unwind_task_free(struct task_struct *task)
+{
+	kfree(task->unwind_info.cache);
+	task->unwind_info.cache = NULL;
+}

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test client for deferred user-space unwinding, for test kernels only.
+ *
+ * It owns up to UNWIND_MAX_WORKS test tracers and logs every request it makes
+ * and every callback it gets, so that user-space tests can check the core's
+ * contracts against a real task. Everything is under
+ * /sys/kernel/debug/unwind_deferred_test/:
+ *
+ * ctl (write one command per write()):
+ *   register MASK         register the tracers in MASK (hex bit mask of ids)
+ *   cancel MASK           cancel them
+ *   request MASK CTX N    each tracer in MASK requests N times for the
+ *                         writing task, from CTX: task, irq (a hard IRQ,
+ *                         raised as a self irq_work IPI), nmi (a self-NMI),
+ *                         or kthread (from a kernel thread, which must be
+ *                         refused), or mixed (task, then irq, then nmi,
+ *                         all in this one system call)
+ *   reqcancel MASK CMASK  request MASK from task context, then cancel the
+ *                         tracers in CMASK, in this one system call
+ *   arm NR MASK           once, when the writing task next enters system call
+ *                         NR, the tracers in MASK request from there (used to
+ *                         leave a request pending across exit, execve, fork)
+ *   clear                 empty the log
+ *
+ * log (read): one line per event, oldest first:
+ *   req tid=T tracer=I gen=G ctx=C ret=R again=A cookie=X
+ *   cb tid=T tracer=I gen=G cookie=X exiting=E walks=W nr=N ips=A,B,...
+ * "ret" is what the first request returned, "again" how many of the N-1
+ * later ones returned 1 with the same cookie, "gen" counts registrations of a
+ * tracer id, "walks" is the task's count of
+ * user stack walks so far, "ips" are the first entries of the trace.
+ */
+
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/init.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_deferred.h>
+#include <linux/vmalloc.h>
+#include <linux/nmi.h>
+#include <asm/apic.h>
+#include <trace/events/syscalls.h>
+
+#define UT_LOG_SIZE	65536
+#define UT_LOG_IPS	8
+#define UT_MAX_TRACERS	UNWIND_MAX_WORKS
+
+enum ut_ctx { UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE };
+static const char * const ut_ctx_names[] = {
+	[UT_TASK] = "task", [UT_IRQ] = "irq", [UT_NMI] = "nmi",
+	[UT_KTHREAD] = "kthread", [UT_PROBE] = "probe",
+};
+
+struct ut_rec {
+	bool		cb;
+	u8		ctx;
+	u8		exiting;
+	s8		ret;
+	u16		again;
+	u16		tracer;
+	u32		gen;
+	pid_t		tid;
+	u64		cookie;
+	u32		walks;
+	u32		nr;
+	unsigned long	ips[UT_LOG_IPS];
+};
+
+struct ut_tracer {
+	struct unwind_work	work;
+	u32			gen;
+	bool			registered;
+};
+
+static struct ut_tracer ut_tracers[UT_MAX_TRACERS];
+static DEFINE_MUTEX(ut_mutex);		/* registration, arming */
+static DEFINE_MUTEX(ut_irq_mutex);	/* one IRQ or NMI batch at a time */
+
+static struct ut_rec *ut_log;
+static unsigned int ut_log_len;
+static DEFINE_SPINLOCK(ut_log_lock);
+
+/* Results of requests made from IRQ or NMI, logged afterwards. */
+struct ut_batch {
+	u64		mask;
+	int		count;
+	enum ut_ctx	ctx;
+	s8		ret[UT_MAX_TRACERS];		/* first request */
+	u16		again[UT_MAX_TRACERS];		/* later ones that returned 1 */
+	u64		cookie[UT_MAX_TRACERS];
+	atomic_t	done;
+};
+
+static void ut_log_add(const struct ut_rec *rec)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ut_log_lock, flags);
+	if (ut_log_len < UT_LOG_SIZE)
+		ut_log[ut_log_len++] = *rec;
+	spin_unlock_irqrestore(&ut_log_lock, flags);
+}
+
+static void ut_log_req(int id, enum ut_ctx ctx, int ret, int again, u64 cookie,
+		       pid_t tid)
+{
+	struct ut_rec rec = {
+		.ctx = ctx, .ret = ret, .again = again, .tracer = id,
+		.cookie = cookie,
+		.gen = READ_ONCE(ut_tracers[id].gen), .tid = tid,
+	};
+
+	ut_log_add(&rec);
+}
+
+static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trace,
+			u64 cookie)
+{
+	struct ut_tracer *t = container_of(work, struct ut_tracer, work);
+	struct ut_rec rec = {
+		.cb = true, .tracer = t - ut_tracers, .gen = READ_ONCE(t->gen),
+		.tid = current->pid, .cookie = cookie, .nr = trace->nr,
+		.exiting = !!(current->flags & PF_EXITING),
+		.walks = current->unwind_info.nr_walks,
+	};
+
+	memcpy(rec.ips, trace->entries,
+	       min_t(unsigned int, trace->nr, UT_LOG_IPS) * sizeof(long));
+	ut_log_add(&rec);
+}
+
+/* Make the requests of @b; any context. */
+static void ut_batch_run(struct ut_batch *b)
+{
+	int id, i;
+
+	for (id = 0; id < UT_MAX_TRACERS; id++) {
+		if (!(b->mask & BIT_ULL(id)))
+			continue;
+		b->ret[id] = unwind_deferred_request(&ut_tracers[id].work,
+						     &b->cookie[id]);
+		for (i = 1; i < b->count; i++) {
+			u64 cookie;
+
+			if (unwind_deferred_request(&ut_tracers[id].work,
+						    &cookie) == 1 &&
+			    cookie == b->cookie[id])
+				b->again[id]++;
+		}
+	}
+	atomic_set_release(&b->done, 1);
+}
+
+static void ut_batch_log(struct ut_batch *b, pid_t tid)
+{
+	int id;
+
+	for (id = 0; id < UT_MAX_TRACERS; id++)
+		if (b->mask & BIT_ULL(id))
+			ut_log_req(id, b->ctx, b->ret[id], b->again[id],
+				   b->cookie[id], tid);
+}
+
+/* Spin until @b ran in interrupt context; false on timeout. */
+static bool ut_batch_wait(struct ut_batch *b)
+{
+	int i;
+
+	for (i = 0; i < 1000000; i++) {
+		if (atomic_read_acquire(&b->done))
+			return true;
+		udelay(1);
+	}
+	return false;
+}
+
+static struct ut_batch *ut_irq_batch;
+
+static void ut_irq_work_fn(struct irq_work *work)
+{
+	ut_batch_run(ut_irq_batch);
+}
+
+static struct irq_work ut_irq_work = IRQ_WORK_INIT_HARD(ut_irq_work_fn);
+
+static struct ut_batch *ut_nmi_batch;
+static int ut_nmi_cpu = -1;
+
+static int ut_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	struct ut_batch *b = READ_ONCE(ut_nmi_batch);
+
+	if (!b || READ_ONCE(ut_nmi_cpu) != smp_processor_id() ||
+	    atomic_read(&b->done))
+		return NMI_DONE;
+	ut_batch_run(b);
+	return NMI_HANDLED;
+}
+
+static int ut_kthread_fn(void *data)
+{
+	ut_batch_run(data);
+	return 0;
+}
+
+static int ut_request(u64 mask, enum ut_ctx ctx, int count)
+{
+	struct ut_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct task_struct *k;
+	int ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	b->mask = mask;
+	b->count = count;
+	b->ctx = ctx;
+
+	switch (ctx) {
+	case UT_TASK:
+		ut_batch_run(b);
+		break;
+	case UT_IRQ:
+		/* Preemption off: the IRQ must interrupt this very task. */
+		mutex_lock(&ut_irq_mutex);
+		preempt_disable();
+		WRITE_ONCE(ut_irq_batch, b);
+		irq_work_queue(&ut_irq_work);
+		if (!ut_batch_wait(b))
+			ret = -ETIMEDOUT;
+		preempt_enable();
+		irq_work_sync(&ut_irq_work);
+		mutex_unlock(&ut_irq_mutex);
+		break;
+	case UT_NMI:
+		mutex_lock(&ut_irq_mutex);
+		preempt_disable();
+		WRITE_ONCE(ut_nmi_cpu, smp_processor_id());
+		WRITE_ONCE(ut_nmi_batch, b);
+		__apic_send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+		if (!ut_batch_wait(b))
+			ret = -ETIMEDOUT;
+		WRITE_ONCE(ut_nmi_batch, NULL);
+		preempt_enable();
+		mutex_unlock(&ut_irq_mutex);
+		break;
+	case UT_KTHREAD:
+		k = kthread_run(ut_kthread_fn, b, "unwind_test");
+		if (IS_ERR(k)) {
+			ret = PTR_ERR(k);
+			break;
+		}
+		if (!ut_batch_wait(b))
+			ret = -ETIMEDOUT;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ut_batch_log(b, ctx == UT_KTHREAD ? 0 : current->pid);
+	kfree(b);
+	return ret;
+}
+
+/* One-shot requests from a system call entry, see "arm". */
+static pid_t ut_armed_tid;
+static long ut_armed_nr;
+static u64 ut_armed_mask;
+static bool ut_probe_registered;
+
+static void ut_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	u64 mask, cookie;
+	int i, ret;
+
+	if (READ_ONCE(ut_armed_tid) != current->pid || id != READ_ONCE(ut_armed_nr))
+		return;
+	mask = xchg(&ut_armed_mask, 0);
+	WRITE_ONCE(ut_armed_tid, 0);
+	for (i = 0; i < UT_MAX_TRACERS; i++) {
+		if (!(mask & BIT_ULL(i)))
+			continue;
+		ret = unwind_deferred_request(&ut_tracers[i].work, &cookie);
+		ut_log_req(i, UT_PROBE, ret, 0, cookie, current->pid);
+	}
+}
+
+static int ut_arm(long nr, u64 mask)
+{
+	int ret;
+
+	guard(mutex)(&ut_mutex);
+	if (!ut_probe_registered) {
+		ret = register_trace_sys_enter(ut_sys_enter, NULL);
+		if (ret)
+			return ret;
+		ut_probe_registered = true;
+	}
+	WRITE_ONCE(ut_armed_tid, 0);
+	WRITE_ONCE(ut_armed_nr, nr);
+	WRITE_ONCE(ut_armed_mask, mask);
+	WRITE_ONCE(ut_armed_tid, current->pid);
+	return 0;
+}
+
+static int ut_register(u64 mask)
+{
+	int id, ret;
+
+	guard(mutex)(&ut_mutex);
+	for (id = 0; id < UT_MAX_TRACERS; id++) {
+		struct ut_tracer *t = &ut_tracers[id];
+
+		if (!(mask & BIT_ULL(id)) || t->registered)
+			continue;
+		WRITE_ONCE(t->gen, t->gen + 1);
+		ret = unwind_deferred_init(&t->work, ut_callback);
+		if (ret)
+			return ret;
+		t->registered = true;
+	}
+	return 0;
+}
+
+static void ut_cancel(u64 mask)
+{
+	int id;
+
+	guard(mutex)(&ut_mutex);
+	for (id = 0; id < UT_MAX_TRACERS; id++) {
+		struct ut_tracer *t = &ut_tracers[id];
+
+		if (!(mask & BIT_ULL(id)) || !t->registered)
+			continue;
+		unwind_deferred_cancel(&t->work);
+		t->registered = false;
+	}
+}
+
+static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char buf[64], what[16];
+	unsigned long long mask, cmask;
+	int n, ret = -EINVAL;
+	long nr;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	if (sscanf(buf, "register %llx", &mask) == 1) {
+		ret = ut_register(mask);
+	} else if (sscanf(buf, "cancel %llx", &mask) == 1) {
+		ut_cancel(mask);
+		ret = 0;
+	} else if (sscanf(buf, "request %llx %15s %d", &mask, what, &n) == 3) {
+		int ctx;
+
+		for (ctx = UT_TASK; ctx <= UT_KTHREAD; ctx++)
+			if (!strcmp(what, ut_ctx_names[ctx]))
+				break;
+		if (n <= 0 || n > 1000)
+			ret = -EINVAL;
+		else if (ctx <= UT_KTHREAD)
+			ret = ut_request(mask, ctx, n);
+		else if (!strcmp(what, "mixed"))
+			ret = ut_request(mask, UT_TASK, n) ?:
+			      ut_request(mask, UT_IRQ, n) ?:
+			      ut_request(mask, UT_NMI, n);
+	} else if (sscanf(buf, "reqcancel %llx %llx", &mask, &cmask) == 2) {
+		ret = ut_request(mask, UT_TASK, 1);
+		ut_cancel(cmask);
+	} else if (sscanf(buf, "arm %ld %llx", &nr, &mask) == 2) {
+		ret = ut_arm(nr, mask);
+	} else if (!strncmp(buf, "clear", 5)) {
+		spin_lock_irq(&ut_log_lock);
+		ut_log_len = 0;
+		spin_unlock_irq(&ut_log_lock);
+		ret = 0;
+	}
+	return ret ? ret : count;
+}
+
+static const struct file_operations ut_ctl_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ut_ctl_write,
+};
+
+static void *ut_log_start(struct seq_file *m, loff_t *pos)
+{
+	return *pos < READ_ONCE(ut_log_len) ? &ut_log[*pos] : NULL;
+}
+
+static void *ut_log_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return ut_log_start(m, pos);
+}
+
+static void ut_log_stop(struct seq_file *m, void *v)
+{
+}
+
+static int ut_log_show(struct seq_file *m, void *v)
+{
+	const struct ut_rec *r = v;
+	unsigned int i;
+
+	if (!r->cb) {
+		seq_printf(m, "req tid=%d tracer=%u gen=%u ctx=%s ret=%d again=%u cookie=%llx\n",
+			   r->tid, r->tracer, r->gen, ut_ctx_names[r->ctx],
+			   r->ret, r->again, r->cookie);
+		return 0;
+	}
+	seq_printf(m, "cb tid=%d tracer=%u gen=%u cookie=%llx exiting=%u walks=%u nr=%u ips=",
+		   r->tid, r->tracer, r->gen, r->cookie, r->exiting, r->walks,
+		   r->nr);
+	for (i = 0; i < min_t(unsigned int, r->nr, UT_LOG_IPS); i++)
+		seq_printf(m, "%s%lx", i ? "," : "", r->ips[i]);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static const struct seq_operations ut_log_sops = {
+	.start	= ut_log_start,
+	.next	= ut_log_next,
+	.stop	= ut_log_stop,
+	.show	= ut_log_show,
+};
+DEFINE_SEQ_ATTRIBUTE(ut_log);
+
+static int __init unwind_deferred_test_init(void)
+{
+	struct dentry *dir;
+	int ret;
+
+	ut_log = vmalloc_array(UT_LOG_SIZE, sizeof(*ut_log));
+	if (!ut_log)
+		return -ENOMEM;
+	ret = register_nmi_handler(NMI_LOCAL, ut_nmi_handler, 0, "unwind_test");
+	if (ret)
+		return ret;
+
+	dir = debugfs_create_dir("unwind_deferred_test", NULL);
+	debugfs_create_file("ctl", 0200, dir, NULL, &ut_ctl_fops);
+	debugfs_create_file("log", 0400, dir, NULL, &ut_log_fops);
+	return 0;
+}
+late_initcall(unwind_deferred_test_init);

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contracts of the deferred user-stack unwinder, checked on real tasks
+ * through the kernel's test client (CONFIG_UNWIND_TEST_CLIENT), which owns a
+ * set of test tracers and logs every request and every callback.
+ *
+ * Each write() to the client's ctl file is one kernel entry of the writing
+ * thread. The requests it makes must all get that entry's cookie, every
+ * requesting tracer must be called back exactly once for the entry with the
+ * same cookie and with the user stack walked once, and nothing else may be
+ * called back. The program also leaves requests pending across exit(),
+ * execve() and fork() (the client requests from the entry of those system
+ * calls), cancels a tracer with a request pending, and asks from a kernel
+ * thread, which must be refused.
+ *
+ * The request write is made from c() in main -> a -> b -> c with an inline
+ * system call instruction, so the expected trace is exact.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../kselftest.h"
+
+#define CTL	"/sys/kernel/debug/unwind_deferred_test/ctl"
+#define LOG	"/sys/kernel/debug/unwind_deferred_test/log"
+#define MAXREC	4096
+#define NIPS	8
+
+struct rec {
+	int			cb;
+	int			tid;
+	unsigned int		tracer, gen, exiting, walks, nr, again;
+	int			ret;
+	char			ctx[16];
+	unsigned long long	cookie;
+	unsigned long		ips[NIPS];
+};
+
+static struct rec recs[MAXREC];
+static int nrecs;
+static int ctl_fd;
+static char logbuf[1 << 20];
+
+static unsigned long expected[4];
+static const char *chain_cmd;
+static long chain_ret;
+
+static int gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+static int ctl(const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return write(ctl_fd, buf, len) == len ? 0 : -errno;
+}
+
+static void c(void)
+{
+	long ret;
+
+	unsigned long ip;
+
+	expected[1] = (unsigned long)__builtin_return_address(0);
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_write), "D" ((long)ctl_fd), "S" (chain_cmd),
+		       "d" (strlen(chain_cmd))
+		     : "rcx", "r11", "memory");
+	expected[0] = ip;
+	chain_ret = ret;
+}
+
+static void b(void)
+{
+	expected[2] = (unsigned long)__builtin_return_address(0);
+	c();
+	asm volatile("" ::: "memory");	/* no tail call */
+}
+
+static void a(void)
+{
+	expected[3] = (unsigned long)__builtin_return_address(0);
+	b();
+	asm volatile("" ::: "memory");
+}
+
+/* One ctl command, written from the known call chain. */
+static int chain(const char *cmd)
+{
+	chain_cmd = cmd;
+	a();
+	return chain_ret < 0 ? (int)chain_ret : 0;
+}
+
+static void read_log(void)
+{
+	size_t len = 0;
+	ssize_t n;
+	char *line, *save;
+	int fd = open(LOG, O_RDONLY);
+
+	if (fd < 0)
+		ksft_exit_fail_msg("open %s: %s\n", LOG, strerror(errno));
+	while ((n = read(fd, logbuf + len, sizeof(logbuf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	logbuf[len] = '\0';
+
+	nrecs = 0;
+	for (line = strtok_r(logbuf, "\n", &save); line && nrecs < MAXREC;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct rec *r = &recs[nrecs];
+		char *ips;
+		int i;
+
+		memset(r, 0, sizeof(*r));
+		if (sscanf(line, "req tid=%d tracer=%u gen=%u ctx=%15s ret=%d again=%u cookie=%llx",
+			   &r->tid, &r->tracer, &r->gen, r->ctx, &r->ret, &r->again,
+			   &r->cookie) == 7) {
+			nrecs++;
+			continue;
+		}
+		if (sscanf(line, "cb tid=%d tracer=%u gen=%u cookie=%llx exiting=%u walks=%u nr=%u",
+			   &r->tid, &r->tracer, &r->gen, &r->cookie, &r->exiting,
+			   &r->walks, &r->nr) != 7)
+			ksft_exit_fail_msg("bad log line: %s\n", line);
+		r->cb = 1;
+		ips = strstr(line, "ips=");
+		for (i = 0, ips = ips ? ips + 4 : NULL; ips && *ips && i < NIPS; i++) {
+			r->ips[i] = strtoul(ips, &ips, 16);
+			if (*ips == ',')
+				ips++;
+		}
+		nrecs++;
+	}
+}
+
+static int count(int cb, int tid, int tracer)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nrecs; i++)
+		if (recs[i].cb == cb && (tid < 0 || recs[i].tid == tid) &&
+		    (tracer < 0 || recs[i].tracer == (unsigned int)tracer))
+			n++;
+	return n;
+}
+
+/* Report a failed check of a test function, which then returns 0. */
+static int fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	ksft_print_msg("line %d: ", line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static struct rec *find(int cb, int tid, int tracer)
+{
+	int i;
+
+	for (i = 0; i < nrecs; i++)
+		if (recs[i].cb == cb && recs[i].tid == tid &&
+		    recs[i].tracer == (unsigned int)tracer)
+			return &recs[i];
+	return NULL;
+}
+
+
+/*
+ * The tracers in @mask requested during one entry of @tid: each has exactly
+ * one request line of context @ctx returning @ret and exactly one callback,
+ * all with one cookie (returned), and no other tracer was called back. With
+ * @frames, the callbacks' traces start with the known call chain.
+ */
+static unsigned long long check_entry(int tid, unsigned int mask, const char *ctx,
+				      int ret, int frames, unsigned int *walks)
+{
+	unsigned long long cookie = 0;
+	int t, i;
+
+	for (t = 0; t < 32; t++) {
+		struct rec *req = find(0, tid, t), *cb = find(1, tid, t);
+
+		if (!(mask & (1u << t))) {
+			if (cb)
+				return fail(__LINE__, "tracer %d called back without asking\n", t);
+			continue;
+		}
+		if (!(req && !strcmp(req->ctx, ctx)))
+			return fail(__LINE__, "tracer %d: no %s request\n", t, ctx);
+		if (!(req->ret == ret))
+			return fail(__LINE__, "tracer %d: request returned %d, want %d\n",
+				    t, req->ret, ret);
+		if (!(req->cookie))
+			return fail(__LINE__, "tracer %d: zero cookie\n", t);
+		if (cookie && req->cookie != cookie)
+			return fail(__LINE__, "tracer %d: cookie %llx, others %llx\n",
+				    t, req->cookie, cookie);
+		cookie = req->cookie;
+		if (!(count(1, tid, t) == 1))
+			return fail(__LINE__, "tracer %d: %d callbacks\n", t, count(1, tid, t));
+		if (!(cb->cookie == cookie))
+			return fail(__LINE__, "tracer %d: callback cookie %llx, want %llx\n",
+				    t, cb->cookie, cookie);
+		if (cb->exiting)
+			return fail(__LINE__, "tracer %d: callback marked exiting\n", t);
+		if (walks && *walks)
+			if (!(cb->walks == *walks))
+				return fail(__LINE__, "tracer %d: walks %u, want %u\n",
+					    t, cb->walks, *walks);
+		if (walks)
+			*walks = cb->walks;
+		for (i = 0; frames && i < 4; i++)
+			if (!(cb->nr > 4 && cb->ips[i] == expected[i]))
+				return fail(__LINE__, "tracer %d: frame %d is %#lx, want %#lx\n",
+					    t, i, cb->ips[i], expected[i]);
+	}
+	return cookie;
+}
+
+static int tid;
+static unsigned long long cookie1;
+static unsigned int walks1;
+
+static int test_task(void)
+{
+	unsigned int walks = 0;
+
+	if (ctl("clear") || chain("request 7 task 5"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	cookie1 = check_entry(tid, 7, "task", 0, 1, &walks);
+	if (!(cookie1))
+		return fail(__LINE__, "entry check failed\n");
+	if (!(find(0, tid, 0)->again == 4))
+		return fail(__LINE__, "later requests did not all return 1\n");
+	if (!((cookie1 & 0xffffffffull) >= 1 && (cookie1 >> 32) & 1))
+		return fail(__LINE__, "cookie %llx not in cpu+1 | odd counter format\n", cookie1);
+	walks1 = walks;
+	return 1;
+}
+
+static int test_next_entry(void)
+{
+	unsigned int walks = 0;
+	unsigned long long cookie;
+
+	if (ctl("clear") || chain("request 7 task 1"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	cookie = check_entry(tid, 7, "task", 0, 1, &walks);
+	if (!(cookie && cookie != cookie1))
+		return fail(__LINE__, "cookie %llx, previous %llx\n", cookie, cookie1);
+	if (!(walks == walks1 + 1))
+		return fail(__LINE__, "walks %u after %u: not exactly one walk\n", walks, walks1);
+	return 1;
+}
+
+static int test_ctx(const char *ctx)
+{
+	char cmd[32];
+	unsigned int walks = 0;
+
+	snprintf(cmd, sizeof(cmd), "request 7 %s 3", ctx);
+	if (ctl("clear") || chain(cmd))
+		return fail(__LINE__, "write failed: %s\n", strerror(errno));
+	read_log();
+	if (!(check_entry(tid, 7, ctx, 0, 1, &walks)))
+		return fail(__LINE__, "entry check failed\n");
+	if (!(find(0, tid, 1)->again == 2))
+		return fail(__LINE__, "later requests did not return 1\n");
+	return 1;
+}
+
+static int test_mixed(void)
+{
+	unsigned long long cookie = 0;
+	int i;
+
+	if (ctl("clear") || chain("request 3 mixed 2"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	if (!(count(0, tid, -1) == 6))
+		return fail(__LINE__, "%d requests\n", count(0, tid, -1));
+	for (i = 0; i < nrecs; i++) {
+		if (recs[i].cb)
+			continue;
+		if (cookie && recs[i].cookie != cookie)
+			return fail(__LINE__, "cookies differ within an entry\n");
+		cookie = recs[i].cookie;
+		if (!(recs[i].ret == (strcmp(recs[i].ctx, "task") ? 1 : 0)))
+			return fail(__LINE__, "%s request returned %d\n", recs[i].ctx, recs[i].ret);
+	}
+	if (!(count(1, tid, 0) == 1 && count(1, tid, 1) == 1 && count(1, -1, -1) == 2))
+		return fail(__LINE__, "not one callback per tracer\n");
+	if (!(find(1, tid, 0)->cookie == cookie && find(1, tid, 1)->cookie == cookie))
+		return fail(__LINE__, "callback cookie differs\n");
+	if (!(find(1, tid, 0)->walks == find(1, tid, 1)->walks))
+		return fail(__LINE__, "walked twice\n");
+	return 1;
+}
+
+static int test_only_requesters(void)
+{
+	if (ctl("clear") || chain("request 5 task 1"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	if (!(check_entry(tid, 5, "task", 0, 1, NULL)))
+		return fail(__LINE__, "entry check failed\n");
+	if (!(count(1, -1, -1) == 2))
+		return fail(__LINE__, "%d callbacks, want 2\n", count(1, -1, -1));
+	return 1;
+}
+
+static int test_cancel_pending(void)
+{
+	unsigned int gen;
+
+	if (ctl("clear") || chain("reqcancel 3 2"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	if (!(count(1, -1, 1) == 0))
+		return fail(__LINE__, "cancelled tracer called back\n");
+	if (!(count(1, tid, 0) == 1))
+		return fail(__LINE__, "tracer 0: %d callbacks\n", count(1, tid, 0));
+	gen = find(0, tid, 1)->gen;
+
+	if (ctl("register 2") || ctl("clear") || chain("request 2 task 1"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	if (!(check_entry(tid, 2, "task", 0, 1, NULL)))
+		return fail(__LINE__, "re-registered tracer\n");
+	if (!(find(1, tid, 1)->gen == gen + 1))
+		return fail(__LINE__, "callback for generation %u, want %u\n",
+			    find(1, tid, 1)->gen, gen + 1);
+	return 1;
+}
+
+/* A thread blocked in read() with a request of tracer 1 pending. */
+static int pipefd[2];
+static int blocked_tid;
+
+static void *blocked_thread(void *arg)
+{
+	char ch;
+
+	blocked_tid = gettid_();
+	if (ctl("arm %d 2", SYS_read))
+		return NULL;
+	if (read(pipefd[0], &ch, 1) != 1)
+		return NULL;
+	return arg;
+}
+
+static int test_scrub(void)
+{
+	pthread_t th;
+	void *res = NULL;
+	int i, armed = 0;
+
+	if (pipe(pipefd) || ctl("clear"))
+		return fail(__LINE__, "setup failed\n");
+	if (pthread_create(&th, NULL, blocked_thread, pipefd))
+		return fail(__LINE__, "pthread_create\n");
+	/* Wait until the thread made its request: the log says so. */
+	for (i = 0; i < 10000000 && !armed; i++) {
+		read_log();
+		armed = blocked_tid && find(0, blocked_tid, 1);
+	}
+	if (!(armed))
+		return fail(__LINE__, "the blocked thread never requested\n");
+	if (!(find(0, blocked_tid, 1)->ret == 0))
+		return fail(__LINE__, "request failed\n");
+	/* Cancel tracer 1 and hand its bit to a new registration. */
+	if (ctl("cancel 2") || ctl("register 2"))
+		return fail(__LINE__, "cancel/register failed\n");
+	if (!(write(pipefd[1], "x", 1) == 1))
+		return fail(__LINE__, "pipe write\n");
+	pthread_join(th, &res);
+	if (!(res == pipefd))
+		return fail(__LINE__, "blocked thread failed\n");
+	read_log();
+	if (!(count(1, blocked_tid, -1) == 0))
+		return fail(__LINE__, "%d callbacks for a request of a cancelled tracer\n",
+			    count(1, blocked_tid, -1));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return 1;
+}
+
+static int test_exit_pending(void)
+{
+	struct rec *req, *cb;
+	int status, child, t;
+
+	if (ctl("clear"))
+		return fail(__LINE__, "clear\n");
+	child = fork();
+	if (!(child >= 0))
+		return fail(__LINE__, "fork\n");
+	if (!child) {
+		if (ctl("arm %d 3", SYS_exit_group))
+			syscall(SYS_exit_group, 2);
+		syscall(SYS_exit_group, 0);
+	}
+	if (!(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)))
+		return fail(__LINE__, "child failed\n");
+	read_log();
+	for (t = 0; t < 2; t++) {
+		req = find(0, child, t);
+		cb = find(1, child, t);
+		if (!(req && req->ret == 0 && !strcmp(req->ctx, "probe")))
+			return fail(__LINE__, "tracer %d: no request at exit_group\n", t);
+		if (!(cb && count(1, child, t) == 1))
+			return fail(__LINE__, "tracer %d: callback lost at exit\n", t);
+		if (!(cb->cookie == req->cookie && cb->exiting == 1))
+			return fail(__LINE__, "tracer %d: cookie %llx/%llx exiting %u\n",
+				    t, cb->cookie, req->cookie, cb->exiting);
+	}
+	return 1;
+}
+
+static int test_fork(void)
+{
+	struct rec *preq, *pcb, *creq, *ccb;
+	int status, child;
+
+	if (ctl("clear") || ctl("arm %d 1", SYS_fork))
+		return fail(__LINE__, "arm\n");
+	child = syscall(SYS_fork);
+	if (!(child >= 0))
+		return fail(__LINE__, "fork\n");
+	if (!child)
+		syscall(SYS_exit_group, ctl("request 1 task 1") ? 1 : 0);
+	if (!(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)))
+		return fail(__LINE__, "child failed\n");
+	read_log();
+	preq = find(0, tid, 0);
+	pcb = find(1, tid, 0);
+	creq = find(0, child, 0);
+	ccb = find(1, child, 0);
+	if (!(preq && pcb && pcb->cookie == preq->cookie && count(1, tid, 0) == 1))
+		return fail(__LINE__, "parent's fork entry not delivered once\n");
+	if (!(creq && creq->ret == 0))
+		return fail(__LINE__, "child's first request returned %d: inherited state\n",
+			    creq ? creq->ret : -999);
+	if (!(creq->cookie != preq->cookie))
+		return fail(__LINE__, "child got the parent's cookie\n");
+	if (!(ccb && count(1, child, 0) == 1 && ccb->cookie == creq->cookie))
+		return fail(__LINE__, "child not called back once with its cookie\n");
+	if (!(ccb->walks == 1))
+		return fail(__LINE__, "child's walk count %u: inherited\n", ccb->walks);
+	return 1;
+}
+
+static int cookies[4];
+static unsigned long long thread_cookie[4];
+static int thread_tid[4];
+static pthread_barrier_t barrier;
+
+static void *request_thread(void *arg)
+{
+	long i = (long)arg;
+
+	thread_tid[i] = gettid_();
+	pthread_barrier_wait(&barrier);
+	cookies[i] = ctl("request 1 task 1");
+	return NULL;
+}
+
+static int test_threads(void)
+{
+	pthread_t th[4];
+	long i, j;
+
+	if (ctl("clear"))
+		return fail(__LINE__, "clear\n");
+	pthread_barrier_init(&barrier, NULL, 4);
+	for (i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, request_thread, (void *)i))
+			return fail(__LINE__, "create\n");
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	read_log();
+	for (i = 0; i < 4; i++) {
+		struct rec *req = find(0, thread_tid[i], 0);
+
+		if (!(!cookies[i] && req && req->ret == 0))
+			return fail(__LINE__, "thread %ld: request failed\n", i);
+		thread_cookie[i] = req->cookie;
+		if (count(1, thread_tid[i], 0) != 1 ||
+		    find(1, thread_tid[i], 0)->cookie != req->cookie)
+			return fail(__LINE__, "thread %ld: not called back once with its cookie\n",
+				    i);
+		for (j = 0; j < i; j++)
+			if (!(thread_cookie[j] != thread_cookie[i]))
+				return fail(__LINE__, "threads %ld and %ld share cookie %llx\n",
+					    j, i, thread_cookie[i]);
+	}
+	return 1;
+}
+
+static int test_kthread(void)
+{
+	if (ctl("clear") || ctl("request 3 kthread 1"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	if (!(count(0, 0, 0) == 1 && find(0, 0, 0)->ret == -EINVAL && find(0, 0, 0)->cookie == 0))
+		return fail(__LINE__, "kernel thread request not refused\n");
+	if (!(count(1, -1, -1) == 0))
+		return fail(__LINE__, "callback for a kernel thread\n");
+	return 1;
+}
+
+/* execve() with requests pending, from the entry of execve itself. */
+static void do_exec(const char *path)
+{
+	static char *const argv[] = { "unwind_deferred", "--after-exec", NULL };
+	static char *const envp[] = { NULL };
+
+	asm volatile("syscall\n"
+		     ".globl exec_syscall_ret\n"
+		     "exec_syscall_ret:"
+		     : : "a" ((long)SYS_execve), "D" (path), "S" (argv), "d" (envp)
+		     : "rcx", "r11", "memory");
+}
+
+/* The user address execve() was called from: right after its syscall. */
+static unsigned long exec_ret_ip(void)
+{
+	unsigned long ip;
+
+	asm("lea exec_syscall_ret(%%rip), %0" : "=r" (ip));
+	return ip;
+}
+
+static int test_execve(void)
+{
+	struct rec *req, *cb;
+	int status, child, t;
+
+	if (ctl("clear"))
+		return fail(__LINE__, "clear\n");
+	child = fork();
+	if (!(child >= 0))
+		return fail(__LINE__, "fork\n");
+	if (!child) {
+		if (!ctl("arm %d 3", SYS_execve))
+			do_exec("/proc/self/exe");
+		syscall(SYS_exit_group, 3);
+	}
+	if (!(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)))
+		return fail(__LINE__, "child failed (status %#x)\n", status);
+	read_log();
+	for (t = 0; t < 2; t++) {
+		req = find(0, child, t);
+		cb = find(1, child, t);
+		if (!(req && req->ret == 0))
+			return fail(__LINE__, "tracer %d: no request at execve\n", t);
+		if (!(cb && count(1, child, t) == 1 && cb->cookie == req->cookie))
+			return fail(__LINE__, "tracer %d: not one callback with its cookie\n",
+				    t);
+		if (!(cb->nr >= 1 && cb->ips[0] == exec_ret_ip()))
+			return fail(__LINE__, "tracer %d: trace starts at %#lx, not %p\n",
+				    t, cb->ips[0], (void *)exec_ret_ip());
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--after-exec"))
+		return 0;
+
+	ksft_print_header();
+	ctl_fd = open(CTL, O_WRONLY);
+	if (ctl_fd < 0)
+		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n", CTL,
+			       strerror(errno));
+	tid = gettid_();
+	ksft_set_plan(13);
+	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
+		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
+
+	ksft_test_result(test_task(), "task context: one cookie and callback, exact frames\n");
+	ksft_test_result(test_next_entry(), "next entry: new cookie, exactly one more walk\n");
+	ksft_test_result(test_ctx("irq"), "hard IRQ context requests\n");
+	ksft_test_result(test_ctx("nmi"), "NMI context requests\n");
+	ksft_test_result(test_mixed(), "task, IRQ and NMI requests share one entry\n");
+	ksft_test_result(test_only_requesters(), "only requesting tracers are called back\n");
+	ksft_test_result(test_cancel_pending(), "cancel with a request pending\n");
+	ksft_test_result(test_scrub(), "cancelled bit scrubbed from other tasks\n");
+	ksft_test_result(test_exit_pending(), "exit with a request pending delivers\n");
+	ksft_test_result(test_fork(), "fork child inherits nothing\n");
+	ksft_test_result(test_threads(), "threads get distinct cookies\n");
+	ksft_test_result(test_kthread(), "kernel threads are refused\n");
+	ksft_test_result(test_execve(), "execve with a request pending delivers the old stack\n");
+	ctl("cancel f");
+	ksft_finished();
+}
