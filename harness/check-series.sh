@@ -40,3 +40,12 @@ for p in "$out"/*.patch; do
 		sed 's/^/    /' "$BUILD/checkpatch-$name.log" >&2
 	fi
 done
+
+# kernel-doc comments of the series' C files and headers must be clean.
+files=$(git -C "$SRC" diff --name-only --diff-filter=A pristine series -- '*.c' '*.h' |
+	grep -v '^tools/')
+if out=$(cd "$SRC" && scripts/kernel-doc -Wall -none $files 2>&1) && [ -z "$out" ]; then
+	echo "PASS series.kernel-doc"
+else
+	echo "FAIL series.kernel-doc: $(echo "$out" | head -n 1)"
+fi

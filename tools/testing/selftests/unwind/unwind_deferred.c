@@ -188,7 +188,6 @@ static struct rec *find(int cb, int tid, int tracer)
 	return NULL;
 }
 
-
 /*
  * The tracers in @mask requested during one entry of @tid: each has exactly
  * one request line of context @ctx returning @ret and exactly one callback,

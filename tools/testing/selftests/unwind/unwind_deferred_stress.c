@@ -49,7 +49,9 @@
 #define UT_LOG_SIZE	65536		/* records the client keeps */
 
 #define NTHREADS	4
-#define ROUNDS		400
+#define ROUNDS		400		/* per worker, at least */
+#define MAX_ROUNDS	1000		/* per worker, at most: bounds the log */
+#define MIN_CHURN	16		/* churn cycles the workers wait for */
 #define MAX_REPEAT	3		/* K in "request MASK task K" */
 
 #define NR_TRACERS	12
@@ -91,6 +93,7 @@ static pthread_barrier_t start_barrier;
 static int workers_done;
 static unsigned int write_failures;
 static unsigned long churn_cycles;
+static unsigned long churn_progress;	/* cycles so far, while running */
 
 static unsigned int xorshift32(unsigned int *state)
 {
@@ -146,7 +149,11 @@ static void *worker_fn(void *arg)
 	worker_tids[idx] = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&start_barrier);
 
-	for (i = 0; i < ROUNDS; i++) {
+	/* Keep the churn overlapping: go on until it did MIN_CHURN cycles. */
+	for (i = 0; i < MAX_ROUNDS; i++) {
+		if (i >= ROUNDS &&
+		    __atomic_load_n(&churn_progress, __ATOMIC_RELAXED) >= MIN_CHURN)
+			break;
 		unsigned int mask = xorshift32(&seed) % (STABLE_MASK | CHURN_MASK) + 1;
 		int repeat = xorshift32(&seed) % MAX_REPEAT + 1;
 
@@ -171,6 +178,7 @@ static void *churn_fn(void *arg)
 		ctl_cmd(fd, "cancel %x", mask);
 		ctl_cmd(fd, "register %x", mask);
 		cycles++;
+		__atomic_store_n(&churn_progress, cycles, __ATOMIC_RELAXED);
 	} while (!__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE));
 
 	churn_cycles = cycles;
