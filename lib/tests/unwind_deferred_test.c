@@ -21,6 +21,9 @@
  *   arm NR MASK           once, when the writing task next enters system call
  *                         NR, the tracers in MASK request from there (used to
  *                         leave a request pending across exit, execve, fork)
+ *   rerequest MASK        once, when a callback next runs in the writing
+ *                         task, the tracers in MASK request from within it
+ *                         (a second task_work run in the same entry)
  *   clear                 empty the log
  *
  * log (read): one line per event, oldest first:
@@ -54,10 +57,11 @@
 #define UT_LOG_IPS	8
 #define UT_MAX_TRACERS	UNWIND_MAX_WORKS
 
-enum ut_ctx { UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE };
+enum ut_ctx { UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE, UT_CALLBACK };
 static const char * const ut_ctx_names[] = {
 	[UT_TASK] = "task", [UT_IRQ] = "irq", [UT_NMI] = "nmi",
 	[UT_KTHREAD] = "kthread", [UT_PROBE] = "probe",
+	[UT_CALLBACK] = "callback",
 };
 
 struct ut_rec {
@@ -122,6 +126,10 @@ static void ut_log_req(int id, enum ut_ctx ctx, int ret, int again, u64 cookie,
 	ut_log_add(&rec);
 }
 
+/* One-shot requests from within a callback, see "rerequest". */
+static pid_t ut_rereq_tid;
+static u64 ut_rereq_mask;
+
 static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trace,
 			u64 cookie)
 {
@@ -133,9 +141,25 @@ static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trac
 		.walks = current->unwind_info.nr_walks,
 	};
 
+	u64 mask, c;
+	int id;
+
 	memcpy(rec.ips, trace->entries,
 	       min_t(unsigned int, trace->nr, UT_LOG_IPS) * sizeof(long));
 	ut_log_add(&rec);
+
+	/* A tracer asking while another one's callback runs, same entry. */
+	if (READ_ONCE(ut_rereq_tid) != current->pid)
+		return;
+	WRITE_ONCE(ut_rereq_tid, 0);
+	mask = xchg(&ut_rereq_mask, 0);
+	for (id = 0; id < UT_MAX_TRACERS; id++) {
+		if (!(mask & BIT_ULL(id)))
+			continue;
+		ut_log_req(id, UT_CALLBACK,
+			   unwind_deferred_request(&ut_tracers[id].work, &c), 0,
+			   c, current->pid);
+	}
 }
 
 /* Make the requests of @b; any context. */
@@ -381,6 +405,11 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 	} else if (sscanf(buf, "reqcancel %llx %llx", &mask, &cmask) == 2) {
 		ret = ut_request(mask, UT_TASK, 1);
 		ut_cancel(cmask);
+	} else if (sscanf(buf, "rerequest %llx", &mask) == 1) {
+		WRITE_ONCE(ut_rereq_tid, 0);
+		WRITE_ONCE(ut_rereq_mask, mask);
+		WRITE_ONCE(ut_rereq_tid, current->pid);
+		ret = 0;
 	} else if (sscanf(buf, "arm %ld %llx", &nr, &mask) == 2) {
 		ret = ut_arm(nr, mask);
 	} else if (!strncmp(buf, "clear", 5)) {

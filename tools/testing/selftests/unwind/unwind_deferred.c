@@ -322,6 +322,28 @@ static int test_mixed(void)
 	return 1;
 }
 
+/* A request made from a callback: the same entry, a second task_work run. */
+static int test_request_from_callback(void)
+{
+	struct rec *req;
+
+	if (ctl("clear") || ctl("rerequest 2") || chain("request 1 task 1"))
+		return fail(__LINE__, "write failed\n");
+	read_log();
+	req = find(0, tid, 1);
+	if (!req || strcmp(req->ctx, "callback") || req->ret != 0)
+		return fail(__LINE__, "no request from the callback\n");
+	if (req->cookie != find(0, tid, 0)->cookie)
+		return fail(__LINE__, "cookie changed within the entry\n");
+	if (count(1, tid, 0) != 1 || count(1, tid, 1) != 1)
+		return fail(__LINE__, "callbacks: tracer 0 %d, tracer 1 %d, want 1 each\n",
+			    count(1, tid, 0), count(1, tid, 1));
+	if (find(1, tid, 1)->cookie != req->cookie ||
+	    find(1, tid, 1)->walks != find(1, tid, 0)->walks)
+		return fail(__LINE__, "second run: other cookie or another walk\n");
+	return 1;
+}
+
 static int test_only_requesters(void)
 {
 	if (ctl("clear") || chain("request 5 task 1"))
@@ -600,7 +622,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n", CTL,
 			       strerror(errno));
 	tid = gettid_();
-	ksft_set_plan(13);
+	ksft_set_plan(14);
 	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
 		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
 
@@ -610,6 +632,7 @@ int main(int argc, char **argv)
 	ksft_test_result(test_ctx("nmi"), "NMI context requests\n");
 	ksft_test_result(test_mixed(), "task, IRQ and NMI requests share one entry\n");
 	ksft_test_result(test_only_requesters(), "only requesting tracers are called back\n");
+	ksft_test_result(test_request_from_callback(), "request from a callback: once each\n");
 	ksft_test_result(test_cancel_pending(), "cancel with a request pending\n");
 	ksft_test_result(test_scrub(), "cancelled bit scrubbed from other tasks\n");
 	ksft_test_result(test_exit_pending(), "exit with a request pending delivers\n");
