@@ -78,6 +78,8 @@ def main():
     cur, plan, count = None, None, 0
     frames = {}
     for line in lines[us:]:
+        if line.startswith('=== DMESG'):
+            break
         if line.startswith('=== BEGIN '):
             cur, plan, count = line.split()[2], None, 0
             frames[cur] = []

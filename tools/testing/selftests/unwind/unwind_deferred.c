@@ -460,6 +460,10 @@ static int test_exit_pending(void)
 		if (!(cb->cookie == req->cookie && cb->exiting == 1))
 			return fail(__LINE__, "tracer %d: cookie %llx/%llx exiting %u\n",
 				    t, cb->cookie, req->cookie, cb->exiting);
+		/* Walked while the mm still existed: exit_group()'s caller. */
+		if (cb->nr < 2)
+			return fail(__LINE__, "tracer %d: %u frames: walked without the mm\n",
+				    t, cb->nr);
 	}
 	return 1;
 }
