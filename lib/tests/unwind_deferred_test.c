@@ -142,7 +142,7 @@ static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trac
 	};
 
 	u64 mask, c;
-	int id;
+	int id, ret;
 
 	memcpy(rec.ips, trace->entries,
 	       min_t(unsigned int, trace->nr, UT_LOG_IPS) * sizeof(long));
@@ -156,9 +156,8 @@ static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trac
 	for (id = 0; id < UT_MAX_TRACERS; id++) {
 		if (!(mask & BIT_ULL(id)))
 			continue;
-		ut_log_req(id, UT_CALLBACK,
-			   unwind_deferred_request(&ut_tracers[id].work, &c), 0,
-			   c, current->pid);
+		ret = unwind_deferred_request(&ut_tracers[id].work, &c);
+		ut_log_req(id, UT_CALLBACK, ret, 0, c, current->pid);
 	}
 }
 
