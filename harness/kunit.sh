@@ -13,6 +13,7 @@ set +e
 (cd "$SRC" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig="$CONFIGS/kunitconfig" --build_dir="$kdir" \
 	--jobs="$JOBS" --timeout=600 --make_options CC="$KCC" \
+	--qemu_args="-smp 2" \
 	--json="$json") >"$kdir/kunit.log" 2>&1
 rc=$?
 set -e
