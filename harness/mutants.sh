@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prove that the tests guard the contracts: for each mutant, break the
+# patched tree in one place, rebuild the test kernel, boot it, and list the
+# results that fail (there must be some); then restore the tree. Slow (a few
+# minutes per mutant) and not part of CI.
+#   mutants.sh [NAME...]	(default: all)
+. "$(dirname "$0")/lib.sh"
+set +e
+
+out=$BUILD/mutants
+mkdir -p "$out"
+
+mutate() {	# NAME FILE OLD NEW
+	local name=$1 file=$SRC/$2 caught
+	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || return 0
+	cp "$file" "$out/orig"
+	python3 - "$file" "$3" "$4" <<'PY' || { echo "MUTANT $name: pattern not found"; return; }
+import sys
+p, old, new = sys.argv[1:]
+s = open(p).read()
+if s.count(old) != 1:
+    sys.exit(1)
+open(p, 'w').write(s.replace(old, new))
+PY
+	if "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
+		"$REPO/harness/qemu-run.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
+			"$out/$name.log" test 600 >/dev/null 2>&1
+		caught=$("$REPO/harness/parse-console.py" "$out/$name.log" "" \
+			 --progs "$BUILD/progs" | grep '^FAIL' | cut -d' ' -f2 | tr -d : |
+			 tr '\n' ' ')
+		echo "MUTANT $name: ${caught:-NOT CAUGHT}"
+	else
+		echo "MUTANT $name: does not build (see $out/$name.build)"
+	fi
+	cp "$out/orig" "$file"
+}
+
+only="$*"
+"$REPO/harness/prepare.sh" >/dev/null
+"$REPO/harness/build-progs.sh" >/dev/null && "$REPO/harness/initramfs.sh" >/dev/null
+
+mutate no_align kernel/unwind/user.c \
+	$'\tif (cfa & (state->ws - 1))\n\t\treturn -EINVAL;\n' ''
+mutate only_requesters kernel/unwind/deferred.c \
+	$'\t\tif (!(todo & bit))\n\t\t\tcontinue;\n' ''
+mutate fixed_cookie kernel/unwind/deferred.c \
+	'new.cookie = old.cookie ?: unwind_new_cookie();' \
+	'new.cookie = old.cookie ?: 0x100000001ULL;'
+mutate walk_every_time kernel/unwind/deferred.c \
+	'if (cache->cookie != cookie) {' 'if (cache) {'
+mutate no_completed kernel/unwind/deferred.c \
+	$'\t\tif (atomic_long_fetch_or(bit, &info->completed) & bit)\n\t\t\tcontinue;\n' ''
+mutate fork_inherits kernel/unwind/deferred.c \
+	$'\tmemset(info, 0, sizeof(*info));\n' \
+	$'\tmemset(info, 0, sizeof(*info));\n\tinfo->state = current->unwind_info.state;\n'
+mutate no_exit_flush kernel/exit.c \
+	$'\tunwind_deferred_flush();\n\n\t/*\n\t * Since sampling' $'\n\t/*\n\t * Since sampling'
+mutate no_exec_flush fs/exec.c \
+	$'\n\t/* Deliver deferred user stacks of the old program while it exists. */\n\tunwind_deferred_flush();\n' ''
+mutate no_scrub kernel/unwind/deferred.c \
+	$'\tfor_each_process_thread(g, t)\n\t\tunwind_task_scrub(t, bit);' \
+	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;'
+
+# Back to the unmodified series.
+"$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
