@@ -432,6 +432,13 @@ static int test_scrub(void)
 	return 1;
 }
 
+/* Wait for @child; true if it exited with status 0. */
+static int reap(int child, int *status)
+{
+	return waitpid(child, status, 0) == child && WIFEXITED(*status) &&
+	       !WEXITSTATUS(*status);
+}
+
 static int test_exit_pending(void)
 {
 	struct rec *req, *cb;
@@ -440,15 +447,15 @@ static int test_exit_pending(void)
 	if (ctl("clear"))
 		return fail(__LINE__, "clear\n");
 	child = fork();
-	if (!(child >= 0))
+	if (child < 0)
 		return fail(__LINE__, "fork\n");
 	if (!child) {
 		if (ctl("arm %d 3", SYS_exit_group))
 			syscall(SYS_exit_group, 2);
 		syscall(SYS_exit_group, 0);
 	}
-	if (!(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)))
-		return fail(__LINE__, "child failed\n");
+	if (!reap(child, &status))
+		return fail(__LINE__, "child failed (status %#x)\n", status);
 	read_log();
 	for (t = 0; t < 2; t++) {
 		req = find(0, child, t);
@@ -476,12 +483,12 @@ static int test_fork(void)
 	if (ctl("clear") || ctl("arm %d 1", SYS_fork))
 		return fail(__LINE__, "arm\n");
 	child = syscall(SYS_fork);
-	if (!(child >= 0))
+	if (child < 0)
 		return fail(__LINE__, "fork\n");
 	if (!child)
 		syscall(SYS_exit_group, ctl("request 1 task 1") ? 1 : 0);
-	if (!(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)))
-		return fail(__LINE__, "child failed\n");
+	if (!reap(child, &status))
+		return fail(__LINE__, "child failed (status %#x)\n", status);
 	read_log();
 	preq = find(0, tid, 0);
 	pcb = find(1, tid, 0);
@@ -590,14 +597,14 @@ static int test_execve(void)
 	if (ctl("clear"))
 		return fail(__LINE__, "clear\n");
 	child = fork();
-	if (!(child >= 0))
+	if (child < 0)
 		return fail(__LINE__, "fork\n");
 	if (!child) {
 		if (!ctl("arm %d 3", SYS_execve))
 			do_exec("/proc/self/exe");
 		syscall(SYS_exit_group, 3);
 	}
-	if (!(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)))
+	if (!reap(child, &status))
 		return fail(__LINE__, "child failed (status %#x)\n", status);
 	read_log();
 	for (t = 0; t < 2; t++) {
