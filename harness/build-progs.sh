@@ -16,10 +16,20 @@ build() {	# build NAME SOURCE [extra flags]
 	gcc $cflags "$@" -o "$out/$name" "$src" || die "building $name failed"
 }
 
+# The series' UAPI headers (perf_event.h), exported from $SRC.
+hdr=$BUILD/obj-headers
+mkdir -p "$hdr"
+make -s -C "$SRC" O="$hdr" headers >/dev/null || die "exporting UAPI headers failed"
+
+build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
 if [ -f "$st/unwind/unwind_deferred.c" ]; then
 	build unwind_deferred "$st/unwind/unwind_deferred.c" -pthread
 	build unwind_deferred_stress "$st/unwind/unwind_deferred_stress.c" -pthread
+fi
+if [ -f "$st/perf_events/deferred_callchain.c" ]; then
+	build deferred_callchain "$st/perf_events/deferred_callchain.c" -pthread \
+		-isystem "$hdr/usr/include"
 fi
 log "test programs in $out"

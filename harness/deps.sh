@@ -4,7 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio qemu-system-x86
-      busybox-static ccache python3 python3-ply python3-git gcc-multilib git rsync kmod perl"
+      busybox-static ccache python3 python3-ply python3-git gcc-multilib git rsync kmod perl
+      linux-perf"
 
 missing=
 for p in $PKGS; do

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# No regression for existing tools: Debian's perf (linux-perf, the 6.1
+# tool, which knows nothing of deferred callchains) records and reports
+# ordinary -g callchains on this kernel. TAP output for the harness.
+P=/tests/debian/perf
+D=/tmp/debian-perf.data
+export HOME=/tmp
+n=0
+check() {	# check NAME CONDITION...
+	name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; fi
+}
+echo "TAP version 13"
+echo "1..4"
+$P record -q -N -g -e cpu-clock -c 100000 -o $D -- \
+	unwind_demo -d 4 -n 200 -s 1048576 >/tmp/dp-record.out 2>&1
+check "record -g" [ $? = 0 ]
+$P script -i $D -F comm,ip,sym >/tmp/dp-script.out 2>/tmp/dp-script.err
+$P report -i $D --stdio --no-children -G >/tmp/dp-report.out 2>/tmp/dp-report.err
+# One sample of the demo, kernel frames first, must show the exact user
+# chain under the system call: leaf, level x4, run, main.
+check "script shows kernel then user frames" awk '
+	/^unwind_demo/ { k = 0; u = ""; next }
+	/^$/ { if (k && u ~ /^ leaf level level level level run main/) found = 1; next }
+	$1 ~ /^ffffffff/ { if ($2 ~ /^(read_zero|iov_iter_zero|vfs_read)$/) k = 1; next }
+	{ u = u " " $2 }
+	END { exit !found }' /tmp/dp-script.out
+check "report resolves user symbols" grep -q "leaf" /tmp/dp-report.out
+check "report resolves kernel symbols" grep -Eq "read_zero|iov_iter_zero|vfs_read" /tmp/dp-report.out
+for f in /tmp/dp-record.out /tmp/dp-script.err /tmp/dp-report.err; do
+	sed 's/^/# /' $f
+done
+# A sample in read(), to see what went wrong if anything did.
+grep -m1 -B3 -A12 read_zero /tmp/dp-script.out | sed 's/^/# /'

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deferred user callchains for perf: attr.defer_callchain, attr.defer_output
+ * and PERF_RECORD_CALLCHAIN_DEFERRED.
+ *
+ * A sample of an event with defer_callchain does not walk the user stack in
+ * the sampling context, which is often an NMI and cannot fault. It asks the
+ * deferred unwinder for the current task's user stack instead and ends its
+ * callchain with PERF_CONTEXT_USER_DEFERRED and the cookie of the current
+ * kernel entry. When the task returns to user space, the unwinder walks the
+ * stack once, in task context, and calls perf_callchain_deferred(). The trace
+ * goes out as one PERF_RECORD_CALLCHAIN_DEFERRED, carrying the same cookie,
+ * to every defer_output event that the task's side-band records reach:
+ * per-CPU events on the current CPU and the task's own events. Tools attach
+ * it to the samples with the same TID and cookie.
+ *
+ * Permissions need nothing new. A sample only defers the callchain of the
+ * task it samples and never a cross-task one, and the record reaches exactly
+ * the events that would have seen that task's ordinary side-band records and
+ * user callchains.
+ */
+
+#include <linux/init.h>
+#include <linux/perf_event.h>
+#include <linux/unwind_deferred.h>
+
+#include "internal.h"
+
+/*
+ * A record's size is 16 bits wide. Leave room for the fixed fields and the
+ * largest sample_id; the unwinder's cache holds far fewer entries anyway
+ * with 4 KiB pages.
+ */
+#define PERF_DEFERRED_MAX_IPS	((U16_MAX - 256U) / sizeof(u64))
+
+/* One unwind work for all of perf: each kernel entry is walked only once. */
+static struct unwind_work perf_unwind_work;
+
+struct perf_callchain_deferred_event {
+	struct unwind_stacktrace	*trace;
+	struct {
+		struct perf_event_header	header;
+		u64				cookie;
+		u64				nr;
+	} event_id;
+};
+
+static void perf_callchain_deferred_output(struct perf_event *event,
+					   void *data)
+{
+	struct perf_callchain_deferred_event *deferred = data;
+	struct unwind_stacktrace *trace = deferred->trace;
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	unsigned int i;
+
+	if (!event->attr.defer_output)
+		return;
+
+	perf_event_header__init(&deferred->event_id.header, &sample,
+				PERF_RECORD_CALLCHAIN_DEFERRED,
+				PERF_RECORD_MISC_USER,
+				sizeof(deferred->event_id) +
+				deferred->event_id.nr * sizeof(u64), event);
+
+	/* A full buffer counts the record as lost, as for any other record. */
+	if (perf_output_begin(&handle, &sample, event,
+			      deferred->event_id.header.size))
+		return;
+
+	perf_output_put(&handle, deferred->event_id);
+	for (i = 0; i < deferred->event_id.nr; i++) {
+		u64 ip = trace->entries[i];
+
+		perf_output_put(&handle, ip);
+	}
+	perf_event__output_id_sample(event, &handle, &sample);
+	perf_output_end(&handle);
+}
+
+/*
+ * Called by the deferred unwinder in the context of the task that was
+ * sampled, before it returns to user space (or while it exits or execs, with
+ * its mm still there). The record goes out even when the walk failed (nr is
+ * 0 then), so that tools know the entry is over and stop waiting for it.
+ */
+static void perf_callchain_deferred(struct unwind_work *work,
+				    struct unwind_stacktrace *trace, u64 cookie)
+{
+	struct perf_callchain_deferred_event deferred = {
+		.trace		= trace,
+		.event_id	= {
+			.cookie	= cookie,
+			.nr	= min_t(u64, trace->nr, PERF_DEFERRED_MAX_IPS),
+		},
+	};
+
+	perf_iterate_sb(perf_callchain_deferred_output, &deferred, NULL);
+}
+
+/**
+ * perf_callchain_defer_request - ask for the current task's user callchain
+ *
+ * Asks the deferred unwinder to walk the current task's user stack when it
+ * next returns to user space, and to emit it as
+ * PERF_RECORD_CALLCHAIN_DEFERRED.
+ *
+ * Context: any, including NMI. Never sleeps or faults.
+ * Return: the cookie of the current kernel entry, or 0 if the request was
+ * refused (kernel thread, exiting task, no support). The caller then walks
+ * the user stack in place, as without defer_callchain.
+ */
+u64 perf_callchain_defer_request(void)
+{
+	u64 cookie;
+
+	if (unwind_deferred_request(&perf_unwind_work, &cookie) < 0)
+		return 0;
+	return cookie;
+}
+
+/**
+ * perf_callchain_defer_attr_valid - check the deferred callchain attr bits
+ * @attr: the attributes passed to perf_event_open()
+ *
+ * defer_callchain only changes how PERF_SAMPLE_CALLCHAIN records the user
+ * part, so it needs PERF_SAMPLE_CALLCHAIN and a user part to defer.
+ * defer_output, a side-band bit, goes with any event.
+ *
+ * Return: true if the combination makes sense.
+ */
+bool perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)
+{
+	if (!attr->defer_callchain)
+		return true;
+
+	return (attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	       !attr->exclude_callchain_user;
+}
+
+static int __init perf_callchain_deferred_init(void)
+{
+	/*
+	 * Until this runs, and if it fails, requests are refused and samples
+	 * fall back to walking the user stack in place.
+	 */
+	return unwind_deferred_init(&perf_unwind_work, perf_callchain_deferred);
+}
+core_initcall(perf_callchain_deferred_init);
