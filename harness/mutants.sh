@@ -63,5 +63,19 @@ mutate no_scrub kernel/unwind/deferred.c \
 	$'\tfor_each_process_thread(g, t)\n\t\tunwind_task_scrub(t, bit);' \
 	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;'
 
+# perf's client (kernel/events/).
+mutate perf_output_all kernel/events/callchain_deferred.c \
+	$'\tif (!event->attr.defer_output)\n\t\treturn;\n' ''
+mutate perf_not_sb kernel/events/core.c \
+	'attr->bpf_event || attr->defer_output)' 'attr->bpf_event)'
+mutate perf_wrong_cookie kernel/events/callchain.c \
+	'perf_callchain_store_context(&ctx, defer_cookie);' \
+	'perf_callchain_store_context(&ctx, defer_cookie + 2);'
+mutate perf_no_attr_check kernel/events/callchain_deferred.c \
+	$'\tif (!attr->defer_callchain)\n\t\treturn true;\n' $'\treturn true;\n'
+mutate perf_walk_in_place kernel/events/core.c \
+	'defer_cookie = perf_callchain_defer_request();' \
+	'defer_cookie = perf_callchain_defer_request() * 0;'
+
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1

@@ -294,8 +294,9 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	/* Also an RCU read-side section, for unwind_deferred_cancel(). */
 	preempt_disable_notrace();
 
+	/* Also refuses a work that was never initialised (all zero). */
 	bit = READ_ONCE(work->bit);
-	if (bit < 0) {
+	if (bit < UNWIND_FIRST_WORK_BIT) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -405,7 +406,8 @@ void unwind_deferred_cancel(struct unwind_work *work)
 
 	guard(mutex)(&unwind_mutex);
 
-	if (work->bit < 0)
+	/* Not registered, or never initialised (all zero): nothing to undo. */
+	if (work->bit < UNWIND_FIRST_WORK_BIT)
 		return;
 	bit = BIT(work->bit);
 	WRITE_ONCE(work->bit, -1);

@@ -398,6 +398,21 @@ static void ud_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uw->w[0].bit, -1);
 }
 
+/*
+ * A statically allocated work that was never initialised is all zero. Its
+ * bit, 0, is UNWIND_PENDING_BIT, not a tracer's: cancelling it must change
+ * nothing (and must not unlink its empty list head).
+ */
+static void ud_zeroed_work(struct kunit *test)
+{
+	struct ud_works *uw = ud_works_alloc(test);
+
+	memset(&uw->w[0], 0, sizeof(uw->w[0]));
+	unwind_deferred_cancel(&uw->w[0]);
+	KUNIT_EXPECT_EQ(test, uw->w[0].bit, 0);
+	KUNIT_EXPECT_NULL(test, uw->w[0].list.next);
+}
+
 /* The KUnit thread is a kernel thread: it has no user stack to unwind. */
 static void ud_kthread_refused(struct kunit *test)
 {
@@ -477,6 +492,7 @@ static struct kunit_case unwind_deferred_cases[] = {
 	KUNIT_CASE(ud_request_after_take),
 	KUNIT_CASE(ud_request_keeps_cookie),
 	KUNIT_CASE(ud_bits),
+	KUNIT_CASE(ud_zeroed_work),
 	KUNIT_CASE(ud_kthread_refused),
 	KUNIT_CASE(ud_cancel_scrubs),
 	{}
