@@ -5,12 +5,13 @@
 # step applied on top of the previous ones), with W=1 on the directories the
 # series adds. Too slow for CI; run it before submitting a change to the
 # series. Leaves $SRC at the full series again.
+#   bisect.sh [FIRST]	(start at prefix FIRST, default 1)
 . "$(dirname "$0")/lib.sh"
 
 n=$(series_steps | wc -l)
 fail=0
 trap '"$REPO/harness/prepare.sh" >/dev/null 2>&1' EXIT
-for k in $(seq 1 "$n"); do
+for k in $(seq "${1:-1}" "$n"); do
 	"$REPO/harness/prepare.sh" "$k" 2>/dev/null
 	subj=$(git -C "$SRC" log -1 --format=%s)
 	if OBJ=$BUILD/obj-bisect "$REPO/harness/build-kernel.sh" test --no-check \
