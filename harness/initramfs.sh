@@ -12,15 +12,26 @@ cp "$REPO/harness/guest/init" "$root/init"
 chmod +x "$root/init"
 cp "$BUILD"/progs/* "$root/tests/bin/"
 cp "$REPO"/harness/guest/*.list "$REPO"/harness/guest/*.sh "$root/tests/"
-# Debian's own perf (linux-perf), with the libraries it links, to check that
-# an existing tool still works on the patched kernel.
-if [ -x /usr/bin/perf ]; then
-	mkdir -p "$root/tests/debian"
-	cp /usr/bin/perf "$root/tests/debian/perf"
-	ldd /usr/bin/perf | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+# carry BINARY DEST: a dynamically linked program with the libraries it uses.
+carry() {
+	mkdir -p "$root$(dirname "$2")"
+	cp "$1" "$root$2"
+	ldd "$1" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
 	while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
+	done
+}
+# Debian's own perf (linux-perf), to check that an existing tool still works
+# on the patched kernel.
+carry /usr/bin/perf /tests/debian/perf
+# The patched tree's perf with its shell tests, which need bash.
+carry /bin/bash /bin/bash
+if [ -x "$BUILD/perf/perf" ]; then
+	mkdir -p "$root/tests/perf/tests/shell"
+	cp "$BUILD/perf/perf" "$root/tests/perf/perf"
+	for t in record_defer.sh; do
+		cp "$SRC/tools/perf/tests/shell/$t" "$root/tests/perf/tests/shell/"
 	done
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$BUILD/initramfs.cpio.gz"

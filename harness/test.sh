@@ -26,7 +26,8 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 	"$REPO/harness/check-series.sh" 2>"$logs/check-series.err" | record
 
 	progs_ok=1
-	{ "$REPO/harness/build-progs.sh" && "$REPO/harness/initramfs.sh"; } \
+	{ "$REPO/harness/build-progs.sh" && "$REPO/harness/build-perf.sh" &&
+	  "$REPO/harness/initramfs.sh"; } \
 		>"$logs/progs.log" 2>&1 ||
 		{ progs_ok=0; echo "FAIL build.progs: see $logs/progs.log" | record; }
 

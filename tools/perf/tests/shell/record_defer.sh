@@ -21,9 +21,9 @@ demo_args="-d ${depth} -n 200 -s 1048576"
 fallback_msg="Deferred user callchains not supported by the kernel, falling back to --call-graph fp"
 
 err=0
-perfdata=$(mktemp /tmp/__perf_test.perf.data.XXXXX)
-perfout=$(mktemp /tmp/__perf_test.perf.out.XXXXX)
-perferr=$(mktemp /tmp/__perf_test.perf.err.XXXXX)
+perfdata=$(mktemp /tmp/__perf_test.perf.data.XXXXXX)
+perfout=$(mktemp /tmp/__perf_test.perf.out.XXXXXX)
+perferr=$(mktemp /tmp/__perf_test.perf.err.XXXXXX)
 
 cleanup() {
   rm -f "${perfdata}" "${perfdata}".old "${perfout}" "${perferr}"

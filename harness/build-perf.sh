@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the patched tree's perf tool statically, for the initramfs, into
+# $BUILD/perf/perf. Feature set: as light as possible while keeping symbol
+# resolution (libelf) and --call-graph dwarf (libdw), which the main job
+# compares against fp,defer.
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/perf
+mkdir -p "$out"
+flags=(
+	LDFLAGS=-static WERROR=0
+	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBTRACEEVENT=1 BUILD_BPF_SKEL=0 NO_LIBBPF=1
+	NO_SLANG=1 NO_GTK2=1 NO_LIBUNWIND=1 NO_LIBNUMA=1 NO_LIBAUDIT=1
+	NO_LIBCRYPTO=1 NO_LIBBABELTRACE=1 NO_CAPSTONE=1 NO_LIBCAP=1 NO_SDT=1
+	NO_JVMTI=1 NO_LIBPFM4=1 NO_LIBDEBUGINFOD=1 NO_SHELLCHECK=1 NO_LIBLLVM=1
+)
+# Only the perf binary: the dlfilter plugins do not link with -static.
+if ! make -C "$SRC/tools/perf" O="$out" CC="$KCC" -j"$JOBS" "${flags[@]}" \
+	"$out/perf" >"$out/build.log" 2>&1; then
+	grep -E 'error|Error' "$out/build.log" | head -20 >&2
+	die "perf build failed (see $out/build.log)"
+fi
+grep -q 'libdw-dwarf-unwind:.*on' "$out/build.log" ||
+	log "note: perf built without libdw (no --call-graph dwarf)"
+log "perf: $out/perf"
