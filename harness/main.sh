@@ -3,9 +3,13 @@
 #
 # The main job, from a fresh Debian 12 machine: install dependencies, lay the
 # series over the base, build the test kernel, boot it under QEMU and show
-# what the series does. For now that is the user-stack walker's result on a
-# real program (main -> a -> b -> c, walked from inside a system call), for
-# a 64-bit and a 32-bit build, resolved to symbols.
+# what the series does:
+#  - the user-stack walker's result on a real program (main -> a -> b -> c,
+#    walked from inside a system call), 64-bit and 32-bit, resolved to
+#    symbols;
+#  - perf profiling a demo program that spends its time in read(), with
+#    --call-graph fp, dwarf and fp,defer: merged kernel+user stacks and the
+#    bytes written per sample of each.
 . "$(dirname "$0")/lib.sh"
 
 logs=$BUILD/logs
@@ -14,6 +18,7 @@ mkdir -p "$logs"
 "$REPO/harness/prepare.sh"
 "$REPO/harness/build-kernel.sh" test
 "$REPO/harness/build-progs.sh"
+"$REPO/harness/build-perf.sh"
 "$REPO/harness/initramfs.sh"
 "$REPO/harness/qemu-run.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
 	"$logs/console-main.log" main 600 ||
@@ -32,6 +37,8 @@ for line in open(logf, errors='replace'):
     if cur and m:
         frames[cur].append(int(m.group(2), 16))
 for prog, addrs in frames.items():
+    if prog == 'perf_demo':
+        continue
     print('\n%s: user stack walked by unwind_user() inside read()' % prog)
     if not addrs:
         print('  (no frames: see %s)' % logf)
@@ -43,5 +50,8 @@ for prog, addrs in frames.items():
     for i, a in enumerate(addrs):
         print('  #%-2d %#014x  %-28s %s' % (i, a, out[2 * i], out[2 * i + 1]))
 PY
+# perf's part, as the guest printed it.
+sed -n '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' "$logs/console-main.log" |
+	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'
 echo
 echo "Console log: $logs/console-main.log"
