@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build a kernel from $SRC (the patched tree) out of tree.
-#   build-kernel.sh test|debug [--no-check]
+#   build-kernel.sh test|debug|base [--no-check]
 # Output: $BUILD/obj-VARIANT/arch/x86/boot/bzImage
+# "base" builds the pristine base (no series) with the test config, from a
+# git worktree of the base commit in $BUILD/src-base, so that $SRC keeps
+# the series and nothing there needs rebuilding.
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:?usage: build-kernel.sh test|debug}
@@ -17,6 +20,17 @@ base)	frags="$CONFIGS/test.config"; check=0 ;;	# pristine base, for comparisons
 esac
 obj=${OBJ:-$BUILD/obj-$variant}
 mkdir -p "$obj"
+if [ "$variant" = base ]; then
+	bsrc=$BUILD/src-base
+	want=$(git -C "$SRC" rev-parse pristine)
+	if [ "$(git -C "$bsrc" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
+		rm -rf "$bsrc"
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q -f --detach "$bsrc" "$want" ||
+			die "cannot check out the base in $bsrc"
+	fi
+	SRC=$bsrc
+fi
 
 make -s -C "$SRC" O="$obj" CC="$KCC" tinyconfig >/dev/null
 # shellcheck disable=SC2086
@@ -43,6 +57,7 @@ if ! make -C "$SRC" O="$obj" CC="$KCC" -j"$JOBS" bzImage >"$obj/build.log" 2>&1;
 	grep -E 'error|Error' "$obj/build.log" | head -20 >&2
 	die "$variant kernel build failed (see $obj/build.log)"
 fi
+[ "$variant" != base ] || { log "built $obj/arch/x86/boot/bzImage"; exit 0; }
 # The series' own directories and files must also be clean at W=1.
 w1=$W1_DIRS
 for f in $W1_FILES; do

@@ -32,7 +32,15 @@ fi
 
 for p in "$out"/*.patch; do
 	name=$(basename "$p" .patch)
-	if (cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --color=never "$p") \
+	# A step may name checkpatch types it must ignore, with the reason, in
+	# series/NNNN-*/checkpatch-ignore ('#' lines are comments).
+	ignore=()
+	for f in "$SERIES_DIR/${name%%-*}"-*/checkpatch-ignore; do
+		[ -f "$f" ] || continue
+		ignore=(--ignore "$(grep -v '^#' "$f" | paste -sd, -)")
+	done
+	if (cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --color=never \
+		"${ignore[@]}" "$p") \
 		>"$BUILD/checkpatch-$name.log" 2>&1; then
 		echo "PASS checkpatch.$name"
 	else

@@ -5,6 +5,7 @@
 #   - the exported series: git am onto the pristine base, checkpatch --strict;
 #   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs;
 #   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
+#   - the unpatched base kernel: perf's fallback from fp,defer to fp;
 #   - KUnit with kunit.py.
 # Every result is a PASS or FAIL line; the last line is "N passed, N failed".
 # Logs are kept in build/logs/.
@@ -48,6 +49,17 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
 			"$variant." --progs "$BUILD/progs" | record
 	done
+
+	# The unpatched base kernel: perf fp,defer must fall back to fp there.
+	if "$REPO/harness/build-kernel.sh" base 2>"$logs/build-base.err"; then
+		if [ "$progs_ok" = 1 ]; then
+			"$REPO/harness/qemu-run.sh" "$BUILD/obj-base/arch/x86/boot/bzImage" \
+				"$logs/console-base.log" base 600 || true
+			"$REPO/harness/parse-console.py" "$logs/console-base.log" base. | record
+		fi
+	else
+		echo "FAIL build.base: $(grep -m1 ERROR "$logs/build-base.err")" | record
+	fi
 
 	"$REPO/harness/kunit.sh" | record
 fi

@@ -143,17 +143,18 @@ static int check_delivered(struct merge_test *mt, int idx, u32 tid, u64 time,
 	}
 
 	if (d->tid != tid || d->time != time) {
-		pr_debug("sample %d: tid %u time %" PRIu64 ", expected tid %u time %" PRIu64 "\n",
-			 idx, d->tid, d->time, tid, time);
+		pr_debug("sample %d: tid %u time %llu, expected tid %u time %llu\n",
+			 idx, d->tid, (unsigned long long)d->time, tid,
+			 (unsigned long long)time);
 		return TEST_FAIL;
 	}
 	if (d->nr != nr || memcmp(d->ips, expected, nr * sizeof(u64))) {
-		pr_debug("sample %d (tid %u time %" PRIu64 "): unexpected callchain:\n",
-			 idx, tid, time);
+		pr_debug("sample %d (tid %u time %llu): unexpected callchain:\n",
+			 idx, tid, (unsigned long long)time);
 		for (i = 0; i < (int)max(d->nr, nr); i++) {
-			pr_debug("  %2d: %016" PRIx64 " expected %016" PRIx64 "\n", i,
-				 i < (int)d->nr ? d->ips[i] : 0,
-				 i < (int)nr ? expected[i] : 0);
+			pr_debug("  %2d: %016llx expected %016llx\n", i,
+				 i < (int)d->nr ? (unsigned long long)d->ips[i] : 0,
+				 i < (int)nr ? (unsigned long long)expected[i] : 0);
 		}
 		return TEST_FAIL;
 	}
