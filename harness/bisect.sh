@@ -3,7 +3,7 @@
 #
 # Bisectability: build the test kernel at every prefix of the series (each
 # step applied on top of the previous ones), with W=1 on the directories the
-# series adds. Too slow for CI; run it before submitting a change to the
+# series adds, and the perf tool at every step that changes it. Too slow for CI; run it before submitting a change to the
 # series. Leaves $SRC at the full series again.
 #   bisect.sh [FIRST]	(start at prefix FIRST, default 1)
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +23,16 @@ for k in $(seq "${1:-1}" "$n"); do
 		fi
 	else
 		echo "FAIL step $k ($subj): build failed, see $BUILD/obj-bisect/build.log"
+		fail=1
+	fi
+	# Steps that change the perf tool must also build it (warnings are errors).
+	if git -C "$SRC" diff --quiet HEAD~1 HEAD -- tools/perf tools/lib/perf; then
+		continue
+	fi
+	if "$REPO/harness/build-perf.sh" 2>"$BUILD/bisect-$k-perf.err"; then
+		echo "PASS step $k ($subj): perf"
+	else
+		echo "FAIL step $k ($subj): perf build failed, see $BUILD/perf/build.log"
 		fail=1
 	fi
 done
