@@ -27,6 +27,16 @@ carry() {
 carry /usr/bin/perf /tests/debian/perf
 # The patched tree's perf with its shell tests, which need bash.
 carry /bin/bash /bin/bash
+# Debian's trace-cmd, to read what the ftrace part records.
+carry /usr/bin/trace-cmd /tests/debian/trace-cmd
+# The ftrace selftests of the series, with ftracetest.
+ft=$SRC/tools/testing/selftests/ftrace
+if [ -d "$ft/test.d/userstack" ]; then
+	mkdir -p "$root/tests/ftrace/test.d"
+	cp "$ft/ftracetest" "$root/tests/ftrace/"
+	cp "$ft/test.d/functions" "$root/tests/ftrace/test.d/"
+	cp -r "$ft/test.d/userstack" "$root/tests/ftrace/test.d/"
+fi
 if [ -x "$BUILD/perf/perf" ]; then
 	mkdir -p "$root/tests/perf/tests/shell"
 	cp "$BUILD/perf/perf" "$root/tests/perf/perf"

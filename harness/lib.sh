@@ -13,7 +13,7 @@ JOBS=${JOBS:-$(nproc)}
 # Directories holding the series' new code, rebuilt at W=1 after each build.
 W1_DIRS="kernel/unwind/ lib/tests/"
 # New files in directories of the base, built at W=1 once they exist.
-W1_FILES="kernel/events/callchain_deferred.o"
+W1_FILES="kernel/events/callchain_deferred.o kernel/trace/trace_deferred_unwind.o"
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$BUILD

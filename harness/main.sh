@@ -9,7 +9,9 @@
 #    symbols;
 #  - perf profiling a demo program that spends its time in read(), with
 #    --call-graph fp, dwarf and fp,defer: merged kernel+user stacks and the
-#    bytes written per sample of each.
+#    bytes written per sample of each;
+#  - an ftrace instance with userstacktrace_delay: events, their cookies and
+#    the deferred user stacks, frames resolved to symbols here.
 . "$(dirname "$0")/lib.sh"
 
 logs=$BUILD/logs
@@ -37,7 +39,7 @@ for line in open(logf, errors='replace'):
     if cur and m:
         frames[cur].append(int(m.group(2), 16))
 for prog, addrs in frames.items():
-    if prog == 'perf_demo':
+    if prog in ('perf_demo', 'ftrace_demo'):
         continue
     print('\n%s: user stack walked by unwind_user() inside read()' % prog)
     if not addrs:
@@ -53,5 +55,18 @@ PY
 # perf's part, as the guest printed it.
 sed -n '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' "$logs/console-main.log" |
 	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'
+# ftrace's part: the frames of the static demo resolve by address.
+sed -n '/^=== BEGIN ftrace_demo/,/^=== END ftrace_demo/p' "$logs/console-main.log" |
+	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d' |
+	while IFS= read -r line; do
+		case $line in
+		' => 0x'*)
+			ip=${line# => }
+			ip=${ip%% *}
+			printf '%s  %s\n' "$line" \
+				"$(addr2line -f -s -e "$BUILD/progs/unwind_demo" "$ip" | head -1)" ;;
+		*)	printf '%s\n' "$line" ;;
+		esac
+	done
 echo
 echo "Console log: $logs/console-main.log"

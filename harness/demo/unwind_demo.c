@@ -9,6 +9,16 @@
  * Defaults: depth 8, 2000 loops, 64 KiB per read, 1 thread.
  * It prints "unwind_demo: N reads" at the end.
  *
+ * For the ftrace selftests (tools/testing/selftests/ftrace/test.d/userstack):
+ *   unwind_demo --getppid N   main -> ppid_loop -> ppid_a -> ppid_b ->
+ *                             ppid_c -> getppid, N times; prints nothing
+ *   unwind_demo --frames      makes that call once and prints the frames a
+ *                             walk during the getppid call must find,
+ *                             innermost first, as "0x<hex offset>" in this
+ *                             program's file: the address after the syscall
+ *                             instruction in ppid_c(), then the return
+ *                             addresses in ppid_b(), ppid_a(), ppid_loop().
+ *
  * Built with frame pointers, without inlining or sibling calls, so that
  * every function keeps its frame and the chain is exact. leaf() enters the
  * kernel with its own syscall instruction: through glibc's read(), which has
@@ -62,6 +72,98 @@ static long __attribute__((noinline)) level(int n, char *buf)
 	return ret;
 }
 
+/* Innermost first: after the syscall in ppid_c(), then return addresses. */
+static unsigned long ppid_frames[4];
+
+static long __attribute__((noinline)) ppid_c(void)
+{
+	unsigned long ip;
+	long ret;
+
+	asm volatile ("lea 1f(%%rip), %1\n\t"
+		      "syscall\n"
+		      "1:"
+		      : "=a" (ret), "=&r" (ip)
+		      : "0" ((long)SYS_getppid)
+		      : "rcx", "r11", "memory");
+	ppid_frames[0] = ip;
+	ppid_frames[1] = (unsigned long)__builtin_return_address(0);
+	return ret;
+}
+
+static long __attribute__((noinline)) ppid_b(void)
+{
+	volatile long ret = ppid_c();
+
+	ppid_frames[2] = (unsigned long)__builtin_return_address(0);
+	return ret;
+}
+
+static long __attribute__((noinline)) ppid_a(void)
+{
+	volatile long ret = ppid_b();
+
+	ppid_frames[3] = (unsigned long)__builtin_return_address(0);
+	return ret;
+}
+
+/*
+ * One call site of ppid_a() for both modes, so the frames are the same; no
+ * other getppid call, so that the tests can count them.
+ */
+static int __attribute__((noinline)) ppid_loop(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (ppid_a() <= 0)
+			return 1;
+	return 0;
+}
+
+/* The offset of @addr in the file mapped there, from /proc/self/maps. */
+static int file_offset(unsigned long addr, unsigned long *off)
+{
+	unsigned long start, end, pgoff;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) != 3)
+			continue;
+		if (addr >= start && addr < end) {
+			*off = addr - start + pgoff;
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static int ppid_main(int argc, char **argv)
+{
+	unsigned long off;
+	int i;
+
+	if (!strcmp(argv[1], "--getppid") && argc == 3)
+		return ppid_loop(atol(argv[2]));
+	if (strcmp(argv[1], "--frames") || argc != 2) {
+		fprintf(stderr, "usage: %s --getppid N | --frames\n", argv[0]);
+		return 2;
+	}
+	if (ppid_loop(1))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		if (file_offset(ppid_frames[i], &off))
+			return 1;
+		printf("0x%lx\n", off);
+	}
+	return 0;
+}
+
 static void *run(void *arg)
 {
 	char *buf = malloc(size);
@@ -81,6 +183,8 @@ int main(int argc, char **argv)
 	long total = 0;
 	int opt, i;
 
+	if (argc > 1 && !strncmp(argv[1], "--", 2))
+		return ppid_main(argc, argv);
 	while ((opt = getopt(argc, argv, "d:n:s:t:")) != -1) {
 		switch (opt) {
 		case 'd': depth = atoi(optarg); break;

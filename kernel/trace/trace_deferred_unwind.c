@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deferred user stacks for trace instances: the userstacktrace_delay option.
+ *
+ * The userstacktrace option walks the user stack right where the event is
+ * recorded. That context often cannot fault, so the walk stops at the first
+ * user page that is not resident, and a long system call stores the same
+ * stack again with every event. With userstacktrace_delay, an event of a
+ * user task only asks the deferred unwinder for the task's user stack and
+ * records the cookie of the current kernel entry (user_unwind_cookie) right
+ * after the event. When the task is about to return to user space, the
+ * unwinder walks the stack once, in task context, and calls back every
+ * instance that asked during the entry; each writes the stack with the same
+ * cookie (user_unwind_stack) to its own buffer. Every frame carries the file
+ * offset and the file identity (device and inode) of its address, looked up
+ * in the faultable callback, so the stack can be resolved after the process
+ * is gone.
+ *
+ * Each instance has its own unwind work (struct trace_array::unwind_work),
+ * one tracer bit of the unwinder. It is registered exactly while the option
+ * is set in tr->trace_flags; both change only in set_tracer_flag(), under
+ * event_mutex and trace_types_lock. Requests may be made in any context,
+ * NMI included; the callback runs in task context and takes mmap_lock for
+ * read, but no tracing lock: unwind_deferred_cancel() waits for running
+ * callbacks while set_tracer_flag()'s caller holds those locks.
+ */
+
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/kdev_t.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/overflow.h>
+#include <linux/ring_buffer.h>
+#include <linux/trace_events.h>
+#include <linux/unwind_deferred.h>
+
+#include "trace.h"
+#include "trace_deferred_unwind.h"
+
+/*
+ * One frame in the frames[] array of user_unwind_stack (trace_entries.h),
+ * which is declared as u64 so that the format file stays plain for user
+ * space parsers.
+ */
+struct user_unwind_frame {
+	u64	ip;		/* user address, innermost first */
+	u64	offset;		/* offset of ip in the mapped file */
+	u64	ino;		/* inode number of the file, 0 if none */
+	u64	dev;		/* its device, encoded as stat's st_dev */
+};
+
+#define USER_UNWIND_FRAME_WORDS	(sizeof(struct user_unwind_frame) / sizeof(u64))
+
+/* The print format of user_unwind_stack shows nr * 4 u64 words. */
+static_assert(USER_UNWIND_FRAME_WORDS == 4);
+
+/**
+ * __trace_deferred_unwind_request - ask for the user stack of an event's task
+ * @tr: the instance the event was recorded in; its userstacktrace_delay
+ *	option is set
+ * @buffer: the ring buffer the event was committed to
+ * @trace_ctx: the event's context flags
+ *
+ * Asks the deferred unwinder for the current task's user stack and, if it
+ * took the request, records the cookie of the current kernel entry as
+ * user_unwind_cookie right after the event. Every event of one kernel entry
+ * gets the same cookie, and one user_unwind_stack answers them all. The
+ * unwinder refuses kernel threads, user workers and exiting tasks, and a
+ * work that is being cancelled: then nothing is recorded.
+ *
+ * Context: any context an event can be recorded in, NMI included. Does not
+ * sleep or fault.
+ */
+void __trace_deferred_unwind_request(struct trace_array *tr,
+				     struct trace_buffer *buffer,
+				     unsigned int trace_ctx)
+{
+	struct user_unwind_cookie_entry *entry;
+	struct ring_buffer_event *event;
+	u64 cookie;
+
+	/* 1 (already asked during this entry) still gives the right cookie. */
+	if (unwind_deferred_request(&tr->unwind_work, &cookie) < 0)
+		return;
+
+	/*
+	 * If the cookie cannot be recorded, the stack still arrives; it then
+	 * matches no event's cookie, which readers must expect anyway.
+	 */
+	event = trace_buffer_lock_reserve(buffer, TRACE_USER_UNWIND_COOKIE,
+					  sizeof(*entry), trace_ctx);
+	if (!event)
+		return;
+	entry = ring_buffer_event_data(event);
+	entry->cookie = cookie;
+	trace_buffer_unlock_commit_nostack(buffer, event);
+}
+
+/*
+ * Describe the user address @ip in @frame: its offset in the file mapped
+ * there and that file's device and inode, as /proc/PID/maps shows them.
+ * *@vma caches the last mapping found: neighbouring frames are mostly in the
+ * same one.
+ *
+ * Context: mmap_lock of @mm held for read, or @mm NULL for addresses alone.
+ * Does not sleep.
+ */
+static void user_unwind_frame_fill(struct mm_struct *mm,
+				   struct vm_area_struct **vma,
+				   unsigned long ip,
+				   struct user_unwind_frame *frame)
+{
+	struct vm_area_struct *v = *vma;
+	struct inode *inode;
+
+	frame->ip = ip;
+	frame->offset = 0;
+	frame->ino = 0;
+	frame->dev = 0;
+
+	if (!mm)
+		return;
+	if (!v || ip < v->vm_start || ip >= v->vm_end) {
+		v = vma_lookup(mm, ip);
+		*vma = v;
+	}
+	if (!v || !v->vm_file)
+		return;
+
+	inode = file_inode(v->vm_file);
+	frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);
+	frame->ino = inode->i_ino;
+	frame->dev = huge_encode_dev(inode->i_sb->s_dev);
+}
+
+/*
+ * The unwinder's callback: record the user stack of the kernel entry with
+ * @cookie as user_unwind_stack, in the buffer of the instance that asked.
+ * It is recorded even when the walk found nothing (nr is 0), so that readers
+ * know the entry's stack will not come.
+ *
+ * Context: task context of the traced task (returning to user space, or in
+ * exit or exec with its mm still there), under the unwinder's SRCU read
+ * lock; may sleep. Takes mmap_lock for read and no tracing lock.
+ */
+static void trace_deferred_unwind_deliver(struct unwind_work *work,
+					  struct unwind_stacktrace *trace,
+					  u64 cookie)
+{
+	struct trace_array *tr = container_of(work, struct trace_array,
+					      unwind_work);
+	struct trace_buffer *buffer = tr->array_buffer.buffer;
+	unsigned int trace_ctx = tracing_gen_ctx();
+	struct user_unwind_stack_entry *entry;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma = NULL;
+	struct user_unwind_frame *frames;
+	struct ring_buffer_event *event;
+	unsigned long max;
+	unsigned int nr, i;
+
+	/*
+	 * An event must fit in one sub-buffer. Keep the innermost frames and
+	 * count the others; a larger buffer_subbuf_size_kb keeps more.
+	 */
+	max = (ring_buffer_max_event_size(buffer) - sizeof(*entry)) /
+	      sizeof(*frames);
+	nr = min_t(unsigned long, trace->nr, max);
+
+	/*
+	 * Take mmap_lock before reserving the event: a reserved event keeps
+	 * preemption disabled until it is committed, and the lock may sleep.
+	 * The lookups under it do not. If the task is being killed and the
+	 * lock is contended, record the addresses alone.
+	 */
+	if (mm && mmap_read_lock_killable(mm))
+		mm = NULL;
+
+	event = trace_buffer_lock_reserve(buffer, TRACE_USER_UNWIND_STACK,
+					  struct_size(entry, frames,
+						      nr * USER_UNWIND_FRAME_WORDS),
+					  trace_ctx);
+	if (event) {
+		entry = ring_buffer_event_data(event);
+		entry->cookie = cookie;
+		entry->nr = nr;
+		entry->dropped = trace->nr - nr;
+		frames = (struct user_unwind_frame *)entry->frames;
+		for (i = 0; i < nr; i++)
+			user_unwind_frame_fill(mm, &vma, trace->entries[i],
+					       &frames[i]);
+		trace_buffer_unlock_commit_nostack(buffer, event);
+	}
+
+	if (mm)
+		mmap_read_unlock(mm);
+}
+
+/**
+ * trace_deferred_unwind_set - register or cancel an instance's unwind work
+ * @tr: the instance whose userstacktrace_delay option changes
+ * @enable: true when the option is being set, false when it is cleared
+ *
+ * Called by set_tracer_flag() when the option changes, before it updates
+ * tr->trace_flags. Setting registers tr->unwind_work first, so that a
+ * request made as soon as the flag is seen finds the work registered.
+ * Clearing cancels it: when this returns, no callback for @tr runs or will
+ * run, so @tr may be freed. Removing an instance clears the option (it is
+ * in ZEROED_TRACE_FLAGS) before the instance is freed. Events that still see
+ * the option set are refused by the unwinder and record nothing; requests
+ * that were pending get no stack.
+ *
+ * Context: task context, may sleep. event_mutex and trace_types_lock are
+ * held. Cancelling waits for RCU and for running callbacks, which take
+ * neither lock.
+ * Return: 0; -EBUSY when the unwinder has no tracer bit left; -EOPNOTSUPP
+ * when the CPU cannot do deferred unwinding.
+ */
+int trace_deferred_unwind_set(struct trace_array *tr, bool enable)
+{
+	lockdep_assert_held(&trace_types_lock);
+
+	if (!enable) {
+		unwind_deferred_cancel(&tr->unwind_work);
+		return 0;
+	}
+
+	/* The unwinder refuses every request without cmpxchg16b. */
+	if (!system_has_cmpxchg128())
+		return -EOPNOTSUPP;
+
+	return unwind_deferred_init(&tr->unwind_work,
+				    trace_deferred_unwind_deliver);
+}
+
+/* Output of user_unwind_cookie: "<user unwind request> cookie=0x..." */
+static enum print_line_t
+trace_user_unwind_cookie_print(struct trace_iterator *iter, int flags,
+			       struct trace_event *event)
+{
+	struct user_unwind_cookie_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "<user unwind request> cookie=0x%llx\n",
+			 field->cookie);
+	return trace_handle_return(&iter->seq);
+}
+
+static enum print_line_t
+trace_user_unwind_cookie_raw(struct trace_iterator *iter, int flags,
+			     struct trace_event *event)
+{
+	struct user_unwind_cookie_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "%llx\n", field->cookie);
+	return trace_handle_return(&iter->seq);
+}
+
+static struct trace_event_functions trace_user_unwind_cookie_funcs = {
+	.trace		= trace_user_unwind_cookie_print,
+	.raw		= trace_user_unwind_cookie_raw,
+};
+
+static struct trace_event trace_user_unwind_cookie_event = {
+	.type		= TRACE_USER_UNWIND_COOKIE,
+	.funcs		= &trace_user_unwind_cookie_funcs,
+};
+
+/* The frames the event really holds, whatever its nr field says. */
+static unsigned int user_unwind_stack_nr(struct trace_iterator *iter,
+					 struct user_unwind_stack_entry *field)
+{
+	unsigned int room = 0;
+
+	if (iter->ent_size > sizeof(*field))
+		room = (iter->ent_size - sizeof(*field)) /
+		       sizeof(struct user_unwind_frame);
+	return min(field->nr, room);
+}
+
+/*
+ * Output of user_unwind_stack: the cookie, then one frame a line, innermost
+ * first, the file offset and identity in the style of /proc/PID/maps:
+ *
+ *   <user unwind stack> cookie=0x...
+ *    => 0x401b2d off=0x1b2d dev=00:02 ino=1234
+ *    => 0x7ffc0e9f3000
+ *
+ * A frame outside any file mapping shows its address alone.
+ */
+static enum print_line_t
+trace_user_unwind_stack_print(struct trace_iterator *iter, int flags,
+			      struct trace_event *event)
+{
+	struct user_unwind_stack_entry *field;
+	struct trace_seq *s = &iter->seq;
+	struct user_unwind_frame *frame;
+	unsigned int i, nr;
+
+	trace_assign_type(field, iter->ent);
+	nr = user_unwind_stack_nr(iter, field);
+	frame = (struct user_unwind_frame *)field->frames;
+
+	trace_seq_printf(s, "<user unwind stack> cookie=0x%llx\n",
+			 field->cookie);
+
+	for (i = 0; i < nr; i++, frame++) {
+		dev_t dev = huge_decode_dev(frame->dev);
+
+		if (trace_seq_has_overflowed(s))
+			break;
+
+		trace_seq_printf(s, " => 0x%llx", frame->ip);
+		if (frame->ino || frame->dev)
+			trace_seq_printf(s, " off=0x%llx dev=%02x:%02x ino=%llu",
+					 frame->offset, MAJOR(dev), MINOR(dev),
+					 frame->ino);
+		trace_seq_putc(s, '\n');
+	}
+	if (field->dropped)
+		trace_seq_printf(s, " => ... %u more frames\n", field->dropped);
+
+	return trace_handle_return(s);
+}
+
+static enum print_line_t
+trace_user_unwind_stack_raw(struct trace_iterator *iter, int flags,
+			    struct trace_event *event)
+{
+	struct user_unwind_stack_entry *field;
+	struct trace_seq *s = &iter->seq;
+	struct user_unwind_frame *frame;
+	unsigned int i, nr;
+
+	trace_assign_type(field, iter->ent);
+	nr = user_unwind_stack_nr(iter, field);
+	frame = (struct user_unwind_frame *)field->frames;
+
+	trace_seq_printf(s, "%llx %u %u", field->cookie, nr, field->dropped);
+	for (i = 0; i < nr; i++, frame++)
+		trace_seq_printf(s, " %llx %llx %llx %llu", frame->ip,
+				 frame->offset, frame->dev, frame->ino);
+	trace_seq_putc(s, '\n');
+
+	return trace_handle_return(s);
+}
+
+static struct trace_event_functions trace_user_unwind_stack_funcs = {
+	.trace		= trace_user_unwind_stack_print,
+	.raw		= trace_user_unwind_stack_raw,
+};
+
+static struct trace_event trace_user_unwind_stack_event = {
+	.type		= TRACE_USER_UNWIND_STACK,
+	.funcs		= &trace_user_unwind_stack_funcs,
+};
+
+static __init int trace_deferred_unwind_init(void)
+{
+	WARN_ON(!register_trace_event(&trace_user_unwind_cookie_event));
+	WARN_ON(!register_trace_event(&trace_user_unwind_stack_event));
+	return 0;
+}
+core_initcall(trace_deferred_unwind_init);
