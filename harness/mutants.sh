@@ -77,5 +77,13 @@ mutate perf_walk_in_place kernel/events/core.c \
 	'defer_cookie = perf_callchain_defer_request();' \
 	'defer_cookie = perf_callchain_defer_request() * 0;'
 
+# ftrace's client (kernel/trace/).
+mutate ftrace_wrong_cookie kernel/trace/trace_deferred_unwind.c \
+	$'\tentry->cookie = cookie;\n\ttrace_buffer_unlock_commit_nostack(buffer, event);\n}' \
+	$'\tentry->cookie = cookie + 2;\n\ttrace_buffer_unlock_commit_nostack(buffer, event);\n}'
+mutate ftrace_no_pgoff kernel/trace/trace_deferred_unwind.c \
+	'frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);' \
+	'frame->offset = ip - v->vm_start;'
+
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
