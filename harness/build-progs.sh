@@ -22,6 +22,7 @@ mkdir -p "$hdr"
 make -s -C "$SRC" O="$hdr" headers >/dev/null || die "exporting UAPI headers failed"
 
 build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
+build unwind_bench "$REPO/harness/bench/unwind_bench.c" -pthread
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
 if [ -f "$st/unwind/unwind_deferred.c" ]; then

@@ -19,7 +19,7 @@ mkdir -p "$(dirname "$logf")"
 log "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") with -smp $smp, job $job (log: $logf)"
 set +e
 timeout --foreground -k 10 "$tmo" \
-	qemu-system-x86_64 -M pc -accel tcg -cpu max -smp "$smp" -m 1G \
+	qemu-system-x86_64 -M pc -accel "${ACCEL:-tcg}" ${QEMU_EXTRA:-} -cpu max -smp "$smp" -m 1G \
 	-bios /usr/share/qemu/qboot.rom -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 unwind.job=$job ${KAPPEND:-}" \

@@ -1,0 +1,199 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Benchmarks, run by /init for unwind.job=idle and unwind.job=bench:
+#   sh /tests/bench.sh PART
+# Every figure is printed as one line "@ PART key=value ...", one line per
+# run; harness/bench.sh takes medians and spreads on the host. The number
+# of runs comes from unwind.runs= on the kernel command line (default 5).
+P=/tests/perf/perf
+B=/sys/kernel/debug/unwind_deferred_bench
+T=/sys/kernel/tracing
+# perf may run addr2line, which the initramfs does not have.
+trap "" PIPE
+export HOME=/tmp PATH=/tests/perf:$PATH
+runs=5
+for arg in $(cat /proc/cmdline); do
+	case $arg in unwind.runs=*) runs=${arg#unwind.runs=} ;; esac
+done
+
+# Rotate the list "$@" by $1 places, so that no variant always runs first.
+rotate() {
+	n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		v=$1
+		shift
+		set -- "$@" "$v"
+		n=$((n - 1))
+	done
+	echo "$@"
+}
+
+# 1. The exit-to-user hook with nothing requesting: getppid() round trips.
+idle() {
+	for r in $(seq "$runs"); do
+		set -- $(unwind_bench syscall -d 8 -n 300000)
+		echo "@ idle run=$r $4 calls=${3#calls=}"
+	done
+}
+
+# 2. Request cost in the kernel, against an atomic increment, with 1, 8 and
+# all tracers registered (the first request of the others then finds the
+# walk pending).
+request() {
+	for r in $(seq "$runs"); do
+		for k in 1 8 all; do
+			echo "tracers $k" > $B/ctl || return 1
+			n=$(sed 's/tracers=\([0-9]*\).*/\1/' $B/stats)
+			set -- $(unwind_bench request -n 400 -i 2000 -k "$n")
+			shift
+			echo "@ request run=$r set=$k $*"
+		done
+	done
+	echo "tracers 0" > $B/ctl
+}
+
+# 5. Request plus delivery (walk and callbacks) per system call, against the
+# same system call without a request, by stack depth, tracers, threads.
+deliver() {
+	for r in $(seq "$runs"); do
+		for d in 8 32 128 480; do
+			echo "tracers 1" > $B/ctl
+			set -- $(unwind_bench deliver -d $d -k 1 -n 400)
+			shift
+			echo "@ deliver run=$r axis=depth $*"
+		done
+		for k in 1 8 all; do
+			echo "tracers $k" > $B/ctl
+			n=$(sed 's/tracers=\([0-9]*\).*/\1/' $B/stats)
+			set -- $(unwind_bench deliver -d 32 -k "$n" -n 400)
+			shift
+			echo "@ deliver run=$r axis=tracers set=$k $*"
+		done
+		echo "tracers 1" > $B/ctl
+		for t in 1 2 8; do
+			set -- $(unwind_bench deliver -d 32 -k 1 -n 400 -t $t)
+			shift
+			echo "@ deliver run=$r axis=threads $*"
+		done
+	done
+	echo "tracers 0" > $B/ctl
+}
+
+# Sample and deferred-record bytes and counts in a perf.data, from perf -D.
+dump_bytes() {
+	$P report -D --no-inline -i "$1" 2>/dev/null | awk '
+		function hex(x,   i, v) {
+			v = 0
+			for (i = 1; i <= length(x); i++)
+				v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+			return v
+		}
+		/PERF_RECORD_SAMPLE\(/ || /PERF_RECORD_CALLCHAIN_DEFERRED/ {
+			if (match($0, /\[0x[0-9a-f]+\]/)) {
+				b += hex(substr($0, RSTART + 3, RLENGTH - 4))
+				if (index($0, "PERF_RECORD_SAMPLE")) s++
+				else d++
+			}
+		}
+		END { printf "samples=%d records=%d bytes=%d\n", s, d, b }'
+}
+
+# Share of the demo's samples whose user stack reaches main(), as perf
+# script shows them (merged with the deferred records for fp,defer).
+complete() {
+	$P script --no-inline -i "$1" -F comm,ip,sym 2>/dev/null | awk '
+		/^ *unwind_demo/ { if (in_s) { n++; c += ok }; in_s = 1; ok = 0; next }
+		/^ *[a-z_]/ && !/^ *[0-9a-f]+ / { if (in_s) { n++; c += ok }; in_s = 0; next }
+		$2 == "main" { ok = 1 }
+		END { if (in_s) { n++; c += ok }; printf "demo_samples=%d complete=%d\n", n, c }'
+}
+
+# 3. Profiling the demo with each call-graph mode, and without perf.
+profile() {
+	demo="unwind_demo -n 3000 -s 16384"
+	for d in 8 32 128; do
+		for r in $(seq "$runs"); do
+			for mode in $(rotate $((r % 4)) none fp dwarf fp,defer); do
+				f=/tmp/bench.data
+				rm -f $f
+				if [ $mode = none ]; then
+					t=$(unwind_bench time $demo -d $d 2>&1 >/dev/null)
+					echo "@ profile run=$r depth=$d mode=$mode ${t%% *}"
+					continue
+				fi
+				t=$($P record -q -N --call-graph $mode -e cpu-clock -c 100000 \
+					-o $f -- unwind_bench time $demo -d $d 2>&1 >/dev/null |
+					grep '^time ')
+				rt=$(unwind_bench time $P report -i $f --no-inline --stdio \
+					--no-children -g caller 2>&1 >/dev/null | grep '^time ')
+				echo "@ profile run=$r depth=$d mode=$mode ${t%% *}" \
+				     "size=$(wc -c < $f) report_${rt%% *}" \
+				     "$(dump_bytes $f) $(complete $f)"
+			done
+		done
+	done
+	rm -f /tmp/bench.data
+}
+
+# 4. Walks per kernel entry: a demo that sits long in each read().
+dedup() {
+	echo watch > $B/ctl
+	for r in $(seq "$runs"); do
+		echo reset > $B/ctl
+		f=/tmp/dedup.data
+		$P record -q -N --call-graph fp,defer -e cpu-clock -c 100000 -o $f \
+			-- unwind_demo -d 8 -n 12 -s 4194304 >/dev/null 2>&1
+		pid=$(sed -n 's/^pid=\([0-9]*\) comm=unwind_demo .*/\1/p' $B/exits | tail -1)
+		walks=$(sed -n "s/^pid=$pid comm=unwind_demo walks=//p" $B/exits)
+		$P report -D -i $f 2>/dev/null | awk -v pid="$pid" -v walks="$walks" -v r=$r '
+			/PERF_RECORD_SAMPLE\(/ { mine = index($0, ": " pid "/" pid ":") > 0
+						 if (mine) s++; marker = 0; next }
+			/PERF_RECORD_CALLCHAIN_DEFERRED/ {
+				if (index($0, ": " pid "/" pid ":") && match($0, /cookie: 0x[0-9a-f]+/))
+					rec[substr($0, RSTART + 8, RLENGTH - 8)]++
+				next
+			}
+			mine && /^\.\.\.\.\. / {
+				if (marker) { ck["0x" $3]++; marker = 0 }
+				else if ($3 == "fffffffffffffd80") marker = 1
+			}
+			END {
+				for (c in ck) { e++; if (rec[c] == 1) one++ }
+				for (c in rec) nrec++
+				printf "@ dedup run=%d samples=%d entries=%d records=%d one_record=%d walks=%d\n",
+					r, s, e, nrec, one, walks
+			}'
+	done
+	rm -f /tmp/dedup.data
+}
+
+# 6. ftrace: a getppid() event with the in-place userstacktrace option and
+# with userstacktrace_delay, against the event alone and no tracing.
+ftrace() {
+	ev=$T/events/syscalls/sys_enter_getppid/enable
+	echo 4096 > $T/buffer_size_kb
+	for d in 8 32 128; do
+		for r in $(seq "$runs"); do
+			for v in $(rotate $((r % 4)) off event userstacktrace userstacktrace_delay); do
+				echo 0 > $ev
+				echo nouserstacktrace > $T/trace_options
+				echo nouserstacktrace_delay > $T/trace_options
+				echo > $T/trace
+				case $v in
+				off) ;;
+				event) echo 1 > $ev ;;
+				*) echo $v > $T/trace_options; echo 1 > $ev ;;
+				esac
+				set -- $(unwind_bench syscall -d $d -n 20000)
+				echo 0 > $ev
+				stacks=$(grep -c '<user stack trace>\|user_unwind_stack' $T/trace)
+				echo "@ ftrace run=$r depth=$d variant=$v ${4} calls=${3#calls=} stacks=$stacks"
+			done
+		done
+	done
+	echo nouserstacktrace_delay > $T/trace_options
+	echo > $T/trace
+}
+
+"$@"
