@@ -123,7 +123,7 @@ static long __attribute__((noinline)) nest(int d, long (*fn)(void *), void *arg)
 
 static long syscall_loop(void *arg)
 {
-	long i, ret;
+	long i, ret = 0;
 
 	for (i = 0; i < count; i++) {
 		asm volatile ("syscall" : "=a" (ret) : "0" ((long)SYS_getppid)

@@ -80,7 +80,8 @@ deliver() {
 	echo "tracers 0" > $B/ctl
 }
 
-# Sample and deferred-record bytes and counts in a perf.data, from perf -D.
+# Bytes and counts of the sample and the deferred callchain records in a
+# perf.data, from perf report -D.
 dump_bytes() {
 	$P report -D --no-inline -i "$1" 2>/dev/null | awk '
 		function hex(x,   i, v) {
@@ -91,35 +92,47 @@ dump_bytes() {
 		}
 		/PERF_RECORD_SAMPLE\(/ || /PERF_RECORD_CALLCHAIN_DEFERRED/ {
 			if (match($0, /\[0x[0-9a-f]+\]/)) {
-				b += hex(substr($0, RSTART + 3, RLENGTH - 4))
-				if (index($0, "PERF_RECORD_SAMPLE")) s++
-				else d++
+				b = hex(substr($0, RSTART + 3, RLENGTH - 4))
+				if (index($0, "PERF_RECORD_SAMPLE")) { s++; sb += b }
+				else { d++; db += b }
 			}
 		}
-		END { printf "samples=%d records=%d bytes=%d\n", s, d, b }'
+		END { printf "samples=%d records=%d sample_bytes=%d record_bytes=%d\n", s, d, sb, db }'
 }
 
-# Share of the demo's samples whose user stack reaches main(), as perf
-# script shows them (merged with the deferred records for fp,defer).
+# Of the demo's samples taken while it ran its own code (the innermost user
+# frame is in leaf(), level(), full() or run()), how many have a user stack
+# that reaches main(), as perf script shows them: merged with the deferred
+# records for fp,defer, unwound from the stack copy for dwarf. perf script
+# cuts call chains at kernel.perf_event_max_stack by default; --max-stack
+# lifts that, so that what is counted is what was recorded.
 complete() {
-	$P script --no-inline -i "$1" -F comm,ip,sym 2>/dev/null | awk '
-		/^ *unwind_demo/ { if (in_s) { n++; c += ok }; in_s = 1; ok = 0; next }
-		/^ *[a-z_]/ && !/^ *[0-9a-f]+ / { if (in_s) { n++; c += ok }; in_s = 0; next }
-		$2 == "main" { ok = 1 }
-		END { if (in_s) { n++; c += ok }; printf "demo_samples=%d complete=%d\n", n, c }'
+	$P script --no-inline --max-stack 1024 -i "$1" -F comm,ip,sym 2>/dev/null | awk '
+		function end() {
+			if (own) { n++; c += ok }
+			own = 0; ok = 0; first = 1
+		}
+		/^ *[^ \t]/ { end(); next }
+		NF >= 2 && $1 !~ /^ffffffff/ {
+			if (first && ($2 == "leaf" || $2 == "level" || $2 == "full" || $2 == "run"))
+				own = 1
+			first = 0
+			if ($2 == "main") ok = 1
+		}
+		END { end(); printf "own_samples=%d complete=%d\n", n, c }'
 }
 
 # 3. Profiling the demo with each call-graph mode, and without perf.
 profile() {
-	demo="unwind_demo -n 3000 -s 16384"
+	demo="unwind_demo -n 20000"
 	for d in 8 32 128; do
 		for r in $(seq "$runs"); do
 			for mode in $(rotate $((r % 4)) none fp dwarf fp,defer); do
 				f=/tmp/bench.data
 				rm -f $f
 				if [ $mode = none ]; then
-					t=$(unwind_bench time $demo -d $d 2>&1 >/dev/null)
-					echo "@ profile run=$r depth=$d mode=$mode ${t%% *}"
+					set -- $(unwind_bench time $demo -d $d 2>&1 >/dev/null)
+					echo "@ profile run=$r depth=$d mode=$mode $2"
 					continue
 				fi
 				t=$($P record -q -N --call-graph $mode -e cpu-clock -c 100000 \
@@ -127,8 +140,9 @@ profile() {
 					grep '^time ')
 				rt=$(unwind_bench time $P report -i $f --no-inline --stdio \
 					--no-children -g caller 2>&1 >/dev/null | grep '^time ')
-				echo "@ profile run=$r depth=$d mode=$mode ${t%% *}" \
-				     "size=$(wc -c < $f) report_${rt%% *}" \
+				set -- $t $rt
+				echo "@ profile run=$r depth=$d mode=$mode $2" \
+				     "size=$(wc -c < $f) report_$5" \
 				     "$(dump_bytes $f) $(complete $f)"
 			done
 		done
@@ -136,17 +150,22 @@ profile() {
 	rm -f /tmp/bench.data
 }
 
-# 4. Walks per kernel entry: a demo that sits long in each read().
+# 4. Walks per kernel entry: a demo that sits long in each read(). Also the
+# bytes per sample of fp and fp,defer for this workload, side by side.
 dedup() {
+	demo="unwind_demo -d 8 -n 200 -s 1048576"
 	echo watch > $B/ctl
 	for r in $(seq "$runs"); do
-		echo reset > $B/ctl
 		f=/tmp/dedup.data
+		$P record -q -N --call-graph fp -e cpu-clock -c 100000 -o $f \
+			-- $demo >/dev/null 2>&1
+		fp=$(dump_bytes $f)
+		echo reset > $B/ctl
 		$P record -q -N --call-graph fp,defer -e cpu-clock -c 100000 -o $f \
-			-- unwind_demo -d 8 -n 12 -s 4194304 >/dev/null 2>&1
+			-- $demo >/dev/null 2>&1
 		pid=$(sed -n 's/^pid=\([0-9]*\) comm=unwind_demo .*/\1/p' $B/exits | tail -1)
 		walks=$(sed -n "s/^pid=$pid comm=unwind_demo walks=//p" $B/exits)
-		$P report -D -i $f 2>/dev/null | awk -v pid="$pid" -v walks="$walks" -v r=$r '
+		$P report -D -i $f 2>/dev/null | awk -v pid="$pid" -v walks="$walks" '
 			/PERF_RECORD_SAMPLE\(/ { mine = index($0, ": " pid "/" pid ":") > 0
 						 if (mine) s++; marker = 0; next }
 			/PERF_RECORD_CALLCHAIN_DEFERRED/ {
@@ -155,17 +174,20 @@ dedup() {
 				next
 			}
 			mine && /^\.\.\.\.\. / {
-				if (marker) { ck["0x" $3]++; marker = 0 }
+				if (marker) { c = $3; sub(/^0+/, "", c); ck["0x" c]++; marker = 0 }
 				else if ($3 == "fffffffffffffd80") marker = 1
 			}
 			END {
 				for (c in ck) { e++; if (rec[c] == 1) one++ }
 				for (c in rec) nrec++
-				printf "@ dedup run=%d samples=%d entries=%d records=%d one_record=%d walks=%d\n",
-					r, s, e, nrec, one, walks
-			}'
+				printf "samples=%d entries=%d records=%d one_record=%d walks=%d\n",
+					s, e, nrec, one, walks
+			}' > /tmp/dedup.out
+		set -- $fp
+		echo "@ dedup run=$r $(cat /tmp/dedup.out) fp_samples=${1#*=}" \
+		     "fp_bytes=$((${3#*=} + ${4#*=})) $(dump_bytes $f)"
 	done
-	rm -f /tmp/dedup.data
+	rm -f /tmp/dedup.data /tmp/dedup.out
 }
 
 # 6. ftrace: a getppid() event with the in-place userstacktrace option and
@@ -187,7 +209,7 @@ ftrace() {
 				esac
 				set -- $(unwind_bench syscall -d $d -n 20000)
 				echo 0 > $ev
-				stacks=$(grep -c '<user stack trace>\|user_unwind_stack' $T/trace)
+				stacks=$(grep -c '<user stack trace>\|<user unwind stack>' $T/trace)
 				echo "@ ftrace run=$r depth=$d variant=$v ${4} calls=${3#calls=} stacks=$stacks"
 			done
 		done
