@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the console logs of harness/bench.sh into data.csv, table.txt and
+plot.png in the results directory, and print the table.
+
+Every figure is a median over runs with its spread as [min, max]. Ratios are
+taken run by run (the same run or the same pair of boots) before the median.
+"""
+import csv
+import glob
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+out = sys.argv[1]
+rows = []			# (log, part, {key: value})
+for path in sorted(glob.glob(os.path.join(out, 'console-*.log'))):
+    log = os.path.basename(path)[len('console-'):-len('.log')]
+    for line in open(path, errors='replace'):
+        m = re.search(r'@ (\w+) (.*)$', line.rstrip())
+        if not m:
+            continue
+        kv = dict(f.split('=', 1) for f in m.group(2).split() if '=' in f)
+        rows.append((log, m.group(1), kv))
+
+with open(os.path.join(out, 'data.csv'), 'w', newline='') as f:
+    keys = sorted({k for _, _, kv in rows for k in kv})
+    w = csv.writer(f)
+    w.writerow(['log', 'part'] + keys)
+    for log, part, kv in rows:
+        w.writerow([log, part] + [kv.get(k, '') for k in keys])
+
+
+def sel(part, log=None, **match):
+    return [kv for lg, p, kv in rows
+            if p == part and (log is None or re.fullmatch(log, lg))
+            and all(kv.get(k) == str(v) for k, v in match.items())]
+
+
+def num(kv, k):
+    return float(kv[k])
+
+
+def stat(vals):
+    """(median, min, max), or None for no values."""
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def fmt(s, spec='%.0f', pct=False):
+    if s is None:
+        return 'n/a'
+    if pct:
+        return '%+.2f%% [%+.2f, %+.2f]' % tuple(100 * (v - 1) for v in s)
+    return (spec + ' [' + spec + ', ' + spec + ']') % s
+
+
+lines = []
+targets = []
+
+
+def p(s=''):
+    lines.append(s)
+
+
+def target(name, ok, detail):
+    targets.append('%-6s %s: %s' % ('MET' if ok else 'MISSED', name, detail))
+
+
+env = open(os.path.join(out, 'env.txt')).read().strip() if os.path.exists(
+    os.path.join(out, 'env.txt')) else ''
+p(env)
+p()
+p('Figures: median [min, max] over runs. Ratios are taken per run (or per pair')
+p('of boots) first. "ticks" are guest TSC ticks (get_cycles()/rdtsc).')
+
+# 1. Idle cost of the hook.
+p()
+p('1. Idle cost of the exit-to-user hook: getppid() loop, depth 8, no tracer')
+
+
+def idle(prefix):
+    per_boot = {}
+    for lg, part, kv in rows:
+        m = re.fullmatch(prefix + r'-(patched|base)-(\d+)', lg)
+        if part == 'idle' and m:
+            per_boot.setdefault((m.group(1), int(m.group(2))), []).append(
+                num(kv, 'ns') / num(kv, 'calls'))
+    pairs = sorted({i for _, i in per_boot})
+    ratios = [statistics.median(per_boot[('patched', i)]) /
+              statistics.median(per_boot[('base', i)])
+              for i in pairs if ('patched', i) in per_boot and ('base', i) in per_boot]
+    pat = stat([v for (k, _), vs in per_boot.items() if k == 'patched' for v in vs])
+    base = stat([v for (k, _), vs in per_boot.items() if k == 'base' for v in vs])
+    return pat, base, stat(ratios), len(pairs)
+
+
+pat, base, ratio, npairs = idle('idle')
+if pat:
+    p('   wall time (%d boot pairs, alternating, 3 runs each):' % npairs)
+    p('     patched  %s ns/call  = %.0f calls/s' % (fmt(pat, '%.1f'), 1e9 / pat[0]))
+    p('     base     %s ns/call  = %.0f calls/s' % (fmt(base, '%.1f'), 1e9 / base[0]))
+    p('     patched/base time per call: %s' % fmt(ratio, pct=True))
+    target('idle hook within 0.5% of base (wall)', abs(ratio[0] - 1) <= 0.005,
+           'patched/base %+.2f%% (spread %+.2f..%+.2f%%)' %
+           tuple(100 * (v - 1) for v in ratio))
+ipat, ibase, iratio, inpairs = idle('icount')
+if ipat:
+    p('   instructions (-icount shift=0: 1 virtual ns = 1 instruction, %d boot pairs):' % inpairs)
+    p('     patched  %s instructions/call' % fmt(ipat, '%.1f'))
+    p('     base     %s instructions/call' % fmt(ibase, '%.1f'))
+    p('     patched/base: %s' % fmt(iratio, pct=True))
+    target('idle hook within 0.5% of base (instructions)', abs(iratio[0] - 1) <= 0.005,
+           'patched/base %+.2f%%' % (100 * (iratio[0] - 1)))
+
+def bench(log, unit, tag):
+    """Sections 2 to 6 for the bench boot LOG, whose time unit is UNIT."""
+    prof, scal, ft = {}, {}, {}
+    p()
+    p('=' * 78)
+    p('Bench boot "%s": times are %s' % (log, unit))
+    # 2. Request cost.
+    p()
+    p('2. Request cost in the kernel (ticks per operation), against atomic_long_inc()')
+    p('   %-9s %-22s %-22s %-22s %-18s %s' % ('tracers', 'first of entry', 'first, other tracer',
+                                              'already pending', 'atomic inc', 'first/atomic  pending/atomic'))
+    for s in ('1', '8', 'all'):
+        r = sel('request', log, set=s)
+        if not r:
+            continue
+        n = r[0]['tracers']
+        f = stat([num(kv, 'first') for kv in r])
+        o = stat([num(kv, 'others') for kv in r]) if n != '1' else None
+        fa = stat([num(kv, 'fast') for kv in r])
+        a = stat([num(kv, 'atomic') for kv in r])
+        rf = stat([num(kv, 'first') / num(kv, 'atomic') for kv in r])
+        rp = stat([num(kv, 'fast') / num(kv, 'atomic') for kv in r])
+        p('   %-9s %-22s %-22s %-22s %-18s %.1fx         %.2fx' % (
+            '%s (%s)' % (s, n), fmt(f), fmt(o) if o else '-', fmt(fa, '%.1f'), fmt(a, '%.1f'),
+            rf[0], rp[0]))
+
+    # 3. Profiling.
+    p()
+    p('3. Profiling unwind_demo -n 20000 (64 KiB read()s) with perf record -e cpu-clock -c 100000')
+    p('   %-5s %-9s %-24s %-10s %-12s %-22s %-10s' % ('depth', 'mode', 'slowdown vs no perf',
+                                                      'B/sample', 'perf.data', 'report time vs fp',
+                                                      'complete'))
+    for d in ('8', '32', '128'):
+        none = {kv['run']: num(kv, 'ns') for kv in sel('profile', log, depth=d, mode='none')}
+        fpr = {kv['run']: num(kv, 'report_ns') for kv in sel('profile', log, depth=d, mode='fp')}
+        for mode in ('fp', 'dwarf', 'fp,defer'):
+            r = sel('profile', log, depth=d, mode=mode)
+            if not r:
+                continue
+            slow = stat([num(kv, 'ns') / none[kv['run']] for kv in r if kv['run'] in none])
+            bps = stat([(num(kv, 'sample_bytes') + num(kv, 'record_bytes')) / num(kv, 'samples')
+                        for kv in r])
+            size = stat([num(kv, 'size') / 1024 for kv in r])
+            rep = stat([num(kv, 'report_ns') / fpr[kv['run']] for kv in r if kv['run'] in fpr])
+            comp = stat([100 * num(kv, 'complete') / max(1, num(kv, 'own_samples')) for kv in r])
+            prof[(d, mode)] = dict(slow=slow, bps=bps, size=size, rep=rep, comp=comp)
+            p('   %-5s %-9s %-24s %-10s %-12s %-22s %s' % (
+                d, mode, fmt(slow, '%.3f'), '%.0f' % bps[0], '%.0f KiB' % size[0],
+                fmt(rep, '%.2f'), '%.1f%%' % comp[0]))
+    for d in ('8', '32', '128'):
+        if (d, 'fp,defer') not in prof:
+            continue
+        df, fp, dw = prof[(d, 'fp,defer')], prof[(d, 'fp')], prof[(d, 'dwarf')]
+        target(tag + 'depth %s: fp,defer B/sample <= 1/20 of dwarf' % d,
+               df['bps'][0] <= dw['bps'][0] / 20,
+               '%.0f vs %.0f (1/%.0f)' % (df['bps'][0], dw['bps'][0], dw['bps'][0] / df['bps'][0]))
+        target(tag + 'depth %s: fp,defer B/sample <= fp' % d, df['bps'][0] <= fp['bps'][0],
+               '%.0f vs %.0f' % (df['bps'][0], fp['bps'][0]))
+        target(tag + 'depth %s: fp,defer slowdown <= fp + 5%%' % d,
+               df['slow'][0] <= fp['slow'][0] * 1.05,
+               '%.3f vs %.3f' % (df['slow'][0], fp['slow'][0]))
+        target(tag + 'depth %s: fp,defer stacks as complete as dwarf' % d,
+               df['comp'][0] >= dw['comp'][0],
+               '%.1f%% vs %.1f%% (fp %.1f%%)' % (df['comp'][0], dw['comp'][0], fp['comp'][0]))
+
+    # 4. Dedup.
+    p()
+    p('4. Walks per kernel entry: unwind_demo -d 8 -n 200 -s 1048576 (long read()s),')
+    p('   perf record --call-graph fp,defer; walks counted by the kernel at exit')
+    r = sel('dedup', log)
+    if r:
+        spe = stat([num(kv, 'samples') / num(kv, 'entries') for kv in r])
+        wpe = stat([num(kv, 'walks') / num(kv, 'entries') for kv in r])
+        rpe = stat([num(kv, 'one_record') / num(kv, 'entries') for kv in r])
+        fpb = stat([num(kv, 'fp_bytes') / num(kv, 'fp_samples') for kv in r])
+        dfb = stat([(num(kv, 'sample_bytes') + num(kv, 'record_bytes')) / num(kv, 'samples')
+                    for kv in r])
+        p('   samples per entry with a request: %s' % fmt(spe, '%.2f'))
+        p('   user walks per such entry:        %s' % fmt(wpe, '%.3f'))
+        p('   entries with exactly one record:  %s' % fmt(tuple(100 * v for v in rpe), '%.1f%%'))
+        p('   B/sample here: fp %s, fp,defer %s' % (fmt(fpb), fmt(dfb)))
+        exact = all(kv['walks'] == kv['entries'] for kv in r)
+        target(tag + 'exactly one walk per entry with a request', exact,
+               'walks == entries in %d of %d runs' %
+               (sum(kv['walks'] == kv['entries'] for kv in r), len(r)))
+        target(tag + 'long entries: fp,defer B/sample <= fp', dfb[0] <= fpb[0],
+               '%.0f vs %.0f' % (dfb[0], fpb[0]))
+
+    # 5. Scaling.
+    p()
+    p('5. Scaling: request + delivery (walk, callbacks) per system call, ticks,')
+    p('   over the same system call without a request ("fire K" - "fire 0")')
+    for axis, key in (('depth', 'depth'), ('tracers', 'set'), ('threads', 'threads')):
+        r = sel('deliver', log, axis=axis)
+        vals = sorted({kv[key] for kv in r}, key=lambda v: (v == 'all', int(v) if v.isdigit() else 0))
+        for v in vals:
+            rr = [kv for kv in r if kv[key] == v]
+            cost = stat([num(kv, 'cost') for kv in rr])
+            base = stat([num(kv, 'base') for kv in rr])
+            ok = all(kv['callbacks'] == kv['expected'] for kv in rr)
+            scal[(axis, v)] = cost
+            extra = ''
+            if axis == 'depth':
+                extra = ', %s frames' % rr[0]['nr']
+            if axis == 'tracers':
+                extra = ' (%s tracers)' % rr[0]['tracers']
+            p('   %-8s %-5s cost %-24s base syscall %-6.0f callbacks %s%s' % (
+                axis, v, fmt(cost), base[0], 'all delivered' if ok else 'MISSING', extra))
+
+    # 6. ftrace.
+    p()
+    p('6. ftrace: sys_enter_getppid event, cost per event over the event alone (ns)')
+    p('   %-5s %-28s %-28s %s' % ('depth', 'userstacktrace (in place)', 'userstacktrace_delay',
+                                  'delay/in-place'))
+    for d in ('8', '32', '128'):
+        per = {}
+        for kv in sel('ftrace', log, depth=d):
+            per.setdefault(kv['run'], {})[kv['variant']] = num(kv, 'ns') / num(kv, 'calls')
+        ip = stat([v['userstacktrace'] - v['event'] for v in per.values() if len(v) == 4])
+        dl = stat([v['userstacktrace_delay'] - v['event'] for v in per.values() if len(v) == 4])
+        rt = stat([(v['userstacktrace_delay'] - v['event']) / (v['userstacktrace'] - v['event'])
+                   for v in per.values() if len(v) == 4])
+        if ip:
+            ft[d] = (ip, dl)
+            p('   %-5s %-28s %-28s %.2fx' % (d, fmt(ip), fmt(dl), rt[0]))
+    p('   (in place records at most 8 frames; delayed records the whole stack)')
+
+    return prof, scal, ft
+
+
+plots = {}
+for log, unit, tag in (('bench', 'wall time under TCG (ns, TSC ticks)', '[wall] '),
+                       ('bench-icount', 'instruction counts (-icount shift=0: '
+                        'guest ns and TSC ticks count instructions)', '[icount] ')):
+    if sel('request', log) or sel('profile', log):
+        plots[log] = bench(log, unit, tag)
+
+p()
+p('Targets:')
+lines.extend('   ' + t for t in targets)
+
+table = '\n'.join(lines) + '\n'
+open(os.path.join(out, 'table.txt'), 'w').write(table)
+print(table)
+
+# The plot: four panels, from the deterministic icount boot when there is one.
+plog = 'bench-icount' if 'bench-icount' in plots else 'bench'
+prof, scal, ft = plots.get(plog, ({}, {}, {}))
+unit = 'instructions' if plog == 'bench-icount' else 'TSC ticks'
+tunit = 'instructions' if plog == 'bench-icount' else 'ns'
+dat = os.path.join(out, 'plot.dat')
+with open(dat, 'w') as f:
+    f.write('# depth fp_bps dwarf_bps defer_bps fp_slow dwarf_slow defer_slow\n')
+    for d in ('8', '32', '128'):
+        if (d, 'fp,defer') in prof:
+            f.write('%s %s\n' % (d, ' '.join(
+                '%.3f' % prof[(d, m)][k][0] for k in ('bps', 'slow')
+                for m in ('fp', 'dwarf', 'fp,defer')).replace('\n', '')))
+    f.write('\n\n# depth deliver_cost\n')
+    for d in ('8', '32', '128', '480'):
+        if ('depth', d) in scal and scal[('depth', d)]:
+            f.write('%s %.0f\n' % (d, scal[('depth', d)][0]))
+    f.write('\n\n# depth inplace delay\n')
+    for d in ('8', '32', '128'):
+        if d in ft:
+            f.write('%s %.0f %.0f\n' % (d, ft[d][0][0], ft[d][1][0]))
+# Columns of block 0: depth, then bps for fp, dwarf, fp,defer, then slowdowns.
+gp = '''set terminal pngcairo size 1200,900 font ",10"
+set output "%(png)s"
+set multiplot layout 2,2 title "Deferred user-space unwinding under QEMU TCG, %(plog)s boot (%(date)s)"
+set key top left
+set logscale x 2
+set xtics (8, 32, 128, 480)
+set xlabel "user stack depth (frames)"
+set grid
+set logscale y
+set ylabel "bytes per sample"
+set title "perf.data bytes per sample (samples + deferred records)"
+plot "%(dat)s" index 0 using 1:2 with linespoints title "fp", \\
+     "" index 0 using 1:3 with linespoints title "dwarf (8 KiB)", \\
+     "" index 0 using 1:4 with linespoints title "fp,defer"
+unset logscale y
+set ylabel "workload time / time without perf"
+set title "slowdown of the profiled demo"
+plot "%(dat)s" index 0 using 1:5 with linespoints title "fp", \\
+     "" index 0 using 1:6 with linespoints title "dwarf (8 KiB)", \\
+     "" index 0 using 1:7 with linespoints title "fp,defer"
+set ylabel "%(unit)s per system call"
+set title "deferred request + walk + callback, one tracer"
+plot "%(dat)s" index 1 using 1:2 with linespoints title "fire 1 - fire 0"
+set ylabel "%(tunit)s per event over the event alone"
+set title "ftrace: user stack per sys_enter_getppid event"
+plot "%(dat)s" index 2 using 1:2 with linespoints title "userstacktrace (max 8 frames)", \\
+     "" index 2 using 1:3 with linespoints title "userstacktrace_delay"
+unset multiplot
+''' % dict(plog=plog, unit=unit, tunit=tunit, png=os.path.join(out, 'plot.png'), dat=dat,
+           date=env.split('\n')[0].replace('date: ', '') if env else '')
+open(os.path.join(out, 'plot.gp'), 'w').write(gp)
+try:
+    subprocess.run(['gnuplot', os.path.join(out, 'plot.gp')], check=True)
+except (OSError, subprocess.CalledProcessError) as e:
+    print('plot: gnuplot failed: %s' % e, file=sys.stderr)
