@@ -145,7 +145,8 @@ def bench(log, unit, tag):
 
     # 3. Profiling.
     p()
-    p('3. Profiling unwind_demo -n 20000 (64 KiB read()s) with perf record -e cpu-clock -c 100000')
+    p('3. Profiling unwind_demo -n %s (64 KiB read()s) with perf record -e cpu-clock -c 100000'
+      % (sel('profile', log) or [{}])[0].get('loops', '?'))
     p('   %-5s %-9s %-24s %-10s %-12s %-22s %-10s' % ('depth', 'mode', 'slowdown vs no perf',
                                                       'B/sample', 'perf.data', 'report time vs fp',
                                                       'complete'))

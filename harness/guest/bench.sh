@@ -4,7 +4,8 @@
 #   sh /tests/bench.sh PART
 # Every figure is printed as one line "@ PART key=value ...", one line per
 # run; harness/bench.sh takes medians and spreads on the host. The number
-# of runs comes from unwind.runs= on the kernel command line (default 5).
+# of runs comes from unwind.runs= on the kernel command line (default 5),
+# the profiled demo's loop count from unwind.loops= (default 20000).
 P=/tests/perf/perf
 B=/sys/kernel/debug/unwind_deferred_bench
 T=/sys/kernel/tracing
@@ -12,8 +13,12 @@ T=/sys/kernel/tracing
 trap "" PIPE
 export HOME=/tmp PATH=/tests/perf:$PATH
 runs=5
+loops=20000
 for arg in $(cat /proc/cmdline); do
-	case $arg in unwind.runs=*) runs=${arg#unwind.runs=} ;; esac
+	case $arg in
+	unwind.runs=*) runs=${arg#unwind.runs=} ;;
+	unwind.loops=*) loops=${arg#unwind.loops=} ;;
+	esac
 done
 
 # Rotate the list "$@" by $1 places, so that no variant always runs first.
@@ -124,7 +129,7 @@ complete() {
 
 # 3. Profiling the demo with each call-graph mode, and without perf.
 profile() {
-	demo="unwind_demo -n 20000"
+	demo="unwind_demo -n $loops"
 	for d in 8 32 128; do
 		for r in $(seq "$runs"); do
 			for mode in $(rotate $((r % 4)) none fp dwarf fp,defer); do
@@ -132,7 +137,7 @@ profile() {
 				rm -f $f
 				if [ $mode = none ]; then
 					set -- $(unwind_bench time $demo -d $d 2>&1 >/dev/null)
-					echo "@ profile run=$r depth=$d mode=$mode $2"
+					echo "@ profile run=$r depth=$d mode=$mode loops=$loops $2"
 					continue
 				fi
 				t=$($P record -q -N --call-graph $mode -e cpu-clock -c 100000 \
@@ -141,7 +146,7 @@ profile() {
 				rt=$(unwind_bench time $P report -i $f --no-inline --stdio \
 					--no-children -g caller 2>&1 >/dev/null | grep '^time ')
 				set -- $t $rt
-				echo "@ profile run=$r depth=$d mode=$mode $2" \
+				echo "@ profile run=$r depth=$d mode=$mode loops=$loops $2" \
 				     "size=$(wc -c < $f) report_$5" \
 				     "$(dump_bytes $f) $(complete $f)"
 			done
