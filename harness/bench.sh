@@ -20,8 +20,8 @@
 
 out=${1:-$REPO/results/$(date +%Y%m%d-%H%M)}
 runs=${RUNS:-5}
-pairs=${IDLE_PAIRS:-5}
-ipairs=${ICOUNT_PAIRS:-2}
+pairs=${IDLE_PAIRS:-10}
+ipairs=${ICOUNT_PAIRS:-3}
 iruns=${ICOUNT_RUNS:-3}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -223,4 +223,49 @@ ftrace() {
 	echo > $T/trace
 }
 
+# A check of the bench client and driver for the test job (TAP): the
+# figures above are only worth something if these hold.
+smoke() {
+	n=0
+	t() {	# t DESCRIPTION COMMAND...: one TAP result
+		d=$1
+		shift
+		n=$((n + 1))
+		if "$@" >/tmp/smoke.out 2>&1; then
+			echo "ok $n $d"
+		else
+			echo "not ok $n $d"
+			sed 's/^/# /' /tmp/smoke.out
+		fi
+	}
+	frames32() {	# 8 tracers, 20 system calls at depth 32: 160 callbacks
+		echo "tracers 8" > $B/ctl &&
+		unwind_bench deliver -d 32 -k 8 -n 20 > /tmp/smoke.1 || return 1
+		cat /tmp/smoke.1
+		grep -q ' callbacks=160 expected=160 nr=36$' /tmp/smoke.1
+	}
+	walks3() {	# the thread that fired 3 times exits with 3 walks
+		echo watch > $B/ctl && echo reset > $B/ctl &&
+		unwind_bench deliver -d 8 -k 1 -n 3 >/dev/null &&
+		cat $B/exits
+		grep -qx 'pid=[0-9]* comm=unwind_bench walks=3' $B/exits
+	}
+	refuse() {	# bad commands fail with EINVAL and change nothing
+		echo "tracers 2" > $B/ctl || return 1
+		for c in "fire 3" "fire -1" "time 0 1" "time 10 3" "tracers -2" bogus; do
+			! echo "$c" > $B/ctl 2>/dev/null || { echo "accepted: $c"; return 1; }
+		done
+		grep -q '^tracers=2 ' $B/stats
+	}
+	echo "1..5"
+	t "deliver: every callback, 36 frames at depth 32" frames32
+	t "request: first, others and pending paths, 8 tracers" \
+		unwind_bench request -n 5 -i 10 -k 8
+	t "request: all tracers" sh -c "echo tracers all > $B/ctl &&
+		unwind_bench request -n 3 -i 10 -k \$(sed 's/tracers=\([0-9]*\).*/\1/' $B/stats)"
+	t "exit log: walks per task" walks3
+	t "bad commands refused" refuse
+	echo "tracers 0" > $B/ctl
+}
+
 "$@"
