@@ -285,12 +285,13 @@ with open(dat, 'w') as f:
         if d in ft:
             f.write('%s %.0f %.0f\n' % (d, ft[d][0][0], ft[d][1][0]))
 # Columns of block 0: depth, then bps for fp, dwarf, fp,defer, then slowdowns.
-gp = '''set terminal pngcairo size 1200,900 font ",10"
+gp = '''set terminal pngcairo size 1200,900 font ",10" noenhanced
 set output "%(png)s"
 set multiplot layout 2,2 title "Deferred user-space unwinding under QEMU TCG, %(plog)s boot (%(date)s)"
 set key top left
 set logscale x 2
 set xtics (8, 32, 128, 480)
+set xrange [6:170]
 set xlabel "user stack depth (frames)"
 set grid
 set logscale y
@@ -305,9 +306,11 @@ set title "slowdown of the profiled demo"
 plot "%(dat)s" index 0 using 1:5 with linespoints title "fp", \\
      "" index 0 using 1:6 with linespoints title "dwarf (8 KiB)", \\
      "" index 0 using 1:7 with linespoints title "fp,defer"
+set xrange [6:640]
 set ylabel "%(unit)s per system call"
 set title "deferred request + walk + callback, one tracer"
 plot "%(dat)s" index 1 using 1:2 with linespoints title "fire 1 - fire 0"
+set xrange [6:170]
 set ylabel "%(tunit)s per event over the event alone"
 set title "ftrace: user stack per sys_enter_getppid event"
 plot "%(dat)s" index 2 using 1:2 with linespoints title "userstacktrace (max 8 frames)", \\

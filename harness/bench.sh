@@ -45,7 +45,7 @@ boot() {	# boot KERNEL NAME JOB RUNS [icount [LOOPS]]
 		acc=tcg,thread=single
 		extra="-icount shift=0,sleep=off"
 	fi
-	ACCEL=$acc QEMU_EXTRA=$extra KAPPEND="unwind.runs=$4 unwind.loops=${6:-20000}" \
+	ACCEL=$acc QEMU_EXTRA=$extra KAPPEND="unwind.runs=$4 unwind.loops=${6:-10000}" \
 		"$REPO/harness/qemu-run.sh" "$1" "$out/console-$2.log" "$3" 1800 ||
 		die "boot $2 failed; see $out/console-$2.log"
 	grep -q '^=== ALL DONE' "$out/console-$2.log" ||
