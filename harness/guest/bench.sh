@@ -9,6 +9,7 @@
 P=/tests/perf/perf
 B=/sys/kernel/debug/unwind_deferred_bench
 T=/sys/kernel/tracing
+. /tests/perf_bytes.sh
 # perf may run addr2line, which the initramfs does not have.
 trap "" PIPE
 export HOME=/tmp PATH=/tests/perf:$PATH
@@ -85,24 +86,10 @@ deliver() {
 	echo "tracers 0" > $B/ctl
 }
 
-# Bytes and counts of the sample and the deferred callchain records in a
-# perf.data, from perf report -D.
+# Bytes and counts of the samples and the deferred callchain records.
 dump_bytes() {
-	$P report -D --no-inline -i "$1" 2>/dev/null | awk '
-		function hex(x,   i, v) {
-			v = 0
-			for (i = 1; i <= length(x); i++)
-				v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
-			return v
-		}
-		/PERF_RECORD_SAMPLE\(/ || /PERF_RECORD_CALLCHAIN_DEFERRED/ {
-			if (match($0, /\[0x[0-9a-f]+\]/)) {
-				b = hex(substr($0, RSTART + 3, RLENGTH - 4))
-				if (index($0, "PERF_RECORD_SAMPLE")) { s++; sb += b }
-				else { d++; db += b }
-			}
-		}
-		END { printf "samples=%d records=%d sample_bytes=%d record_bytes=%d\n", s, d, sb, db }'
+	set -- $(perf_bytes $P "$1")
+	echo "samples=$1 records=$2 sample_bytes=$3 record_bytes=$4"
 }
 
 # Of the demo's samples taken while it ran its own code (the innermost user

@@ -8,35 +8,19 @@ trap "" PIPE
 export HOME=/tmp PATH=/tests/perf:$PATH
 DEMO="unwind_demo -d 8 -n 200 -s 1048576"
 
-# bytes FILE: bytes of sample and deferred callchain records, and samples.
-bytes() {
-	$P report -D --no-inline -i "$1" 2>/dev/null | awk '
-		function hex(x,   i, v) {
-			v = 0
-			for (i = 1; i <= length(x); i++)
-				v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
-			return v
-		}
-		/PERF_RECORD_SAMPLE\(/ || /PERF_RECORD_CALLCHAIN_DEFERRED/ {
-			if (match($0, /\[0x[0-9a-f]+\]/)) {
-				b += hex(substr($0, RSTART + 3, RLENGTH - 4))
-				if (index($0, "PERF_RECORD_SAMPLE")) s++
-				else d++
-			}
-		}
-		END { printf "%d %d %d\n", s, d, b }'
-}
+. /tests/perf_bytes.sh
 
 for mode in fp dwarf fp,defer; do
 	f=/tmp/perf-$(echo $mode | tr , -).data
 	echo
 	echo "######## perf record --call-graph $mode -e cpu-clock -c 100000 -- $DEMO"
 	$P record -q -N --call-graph $mode -e cpu-clock -c 100000 -o $f -- $DEMO 2>&1
-	set -- $(bytes $f)
+	set -- $(perf_bytes $P $f)
+	b=$(($3 + $4))
 	echo "$mode: $1 samples, $2 deferred callchain records," \
-	     "$3 bytes of them: $(($3 / ($1 ? $1 : 1))) bytes per sample;" \
+	     "$b bytes of them: $((b / ($1 ? $1 : 1))) bytes per sample;" \
 	     "perf.data $(wc -c < $f) bytes"
-	echo "$mode $1 $2 $3 $(wc -c < $f)" >> /tmp/perf-summary
+	echo "$mode $1 $2 $b $(wc -c < $f)" >> /tmp/perf-summary
 	echo "-- perf script: one sample taken inside read()"
 	$P script --no-inline -i $f -F comm,tid,time,ip,sym 2>/dev/null |
 		awk '/^unwind_demo/ { n = 0; s = $0 "\n"; next }
