@@ -4,7 +4,9 @@
 # Boot a kernel under QEMU TCG with the test initramfs and keep the serial
 # console log.
 #   qemu-run.sh BZIMAGE LOG JOB [TIMEOUT_SECONDS]
-# JOB is "test" or "main" (the job list /init runs). Exit status: QEMU's, or
+# JOB names the job list /init runs (test, main, base, idle, bench). ACCEL
+# (default tcg) and QEMU_EXTRA (more options) come from the environment, for
+# the -icount boots of harness/bench.sh. Exit status: QEMU's, or
 # 124 on timeout. The log is kept either way.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +20,8 @@ smp=${SMP:-2}
 mkdir -p "$(dirname "$logf")"
 log "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") with -smp $smp, job $job (log: $logf)"
 set +e
+# QEMU_EXTRA is a list of options: split on purpose.
+# shellcheck disable=SC2086
 timeout --foreground -k 10 "$tmo" \
 	qemu-system-x86_64 -M pc -accel "${ACCEL:-tcg}" ${QEMU_EXTRA:-} -cpu max -smp "$smp" -m 1G \
 	-bios /usr/share/qemu/qboot.rom -nographic -no-reboot \
