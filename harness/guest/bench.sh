@@ -6,6 +6,8 @@
 # run; harness/bench.sh takes medians and spreads on the host. The number
 # of runs comes from unwind.runs= on the kernel command line (default 5),
 # the profiled demo's loop count from unwind.loops= (default 20000).
+# Fields are read by word splitting into "set --", on purpose.
+# shellcheck disable=SC2046,SC2086
 P=/tests/perf/perf
 B=/sys/kernel/debug/unwind_deferred_bench
 T=/sys/kernel/tracing
