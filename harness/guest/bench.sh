@@ -100,7 +100,7 @@ dump_bytes() {
 # records for fp,defer, unwound from the stack copy for dwarf. perf script
 # cuts call chains at kernel.perf_event_max_stack by default; --max-stack
 # lifts that, so that what is counted is what was recorded.
-complete() {
+completeness() {
 	$P script --no-inline --max-stack 1024 -i "$1" -F comm,ip,sym 2>/dev/null | awk '
 		function end() {
 			if (own) { n++; c += ok }
@@ -137,7 +137,7 @@ profile() {
 				set -- $t $rt
 				echo "@ profile run=$r depth=$d mode=$mode loops=$loops $2" \
 				     "size=$(wc -c < $f) report_$5" \
-				     "$(dump_bytes $f) $(complete $f)"
+				     "$(dump_bytes $f) $(completeness $f)"
 			done
 		done
 	done
