@@ -85,5 +85,11 @@ mutate ftrace_no_pgoff kernel/trace/trace_deferred_unwind.c \
 	'frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);' \
 	'frame->offset = ip - v->vm_start;'
 
+# The bench client (lib/tests/): what harness/bench.sh measures must be real.
+mutate bench_lost_callback lib/tests/unwind_deferred_bench.c \
+	'	atomic64_inc(&bench_callbacks);' '	atomic64_add(nr != 36, &bench_callbacks);'
+mutate bench_walk_count lib/tests/unwind_deferred_bench.c \
+	'		e->walks = p->unwind_info.nr_walks;' '		e->walks = p->unwind_info.nr_walks + 1;'
+
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
