@@ -151,7 +151,7 @@ static int do_request(void)
 	uint64_t *fast = calloc(count, 8), *atomic = calloc(count, 8);
 	static char buf[1 << 20];
 	int fd = open_ctl();
-	char *p;
+	char *line, *save;
 	long n = 0;
 
 	if (!first || !others || !fast || !atomic)
@@ -160,10 +160,11 @@ static int do_request(void)
 	for (long i = 0; i < count; i++)
 		ctl(fd, "time %ld %d", iters, tracers);
 	read_file(BENCH_DIR "results", buf, sizeof(buf));
-	for (p = buf; p && *p && n < count; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+	for (line = strtok_r(buf, "\n", &save); line && n < count;
+	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long it, k, e, f, o, s, a;
 
-		if (sscanf(p, "iters=%llu tracers=%llu empty=%llu first=%llu others=%llu fast=%llu atomic=%llu",
+		if (sscanf(line, "iters=%llu tracers=%llu empty=%llu first=%llu others=%llu fast=%llu atomic=%llu",
 			   &it, &k, &e, &f, &o, &s, &a) != 7)
 			break;
 		/* Per operation, in hundredths of a tick to keep the fraction. */

@@ -37,6 +37,13 @@ rotate() {
 	echo "$@"
 }
 
+# set_tracers K: register K bench tracers (a number or "all") and print how
+# many the client now has.
+set_tracers() {
+	echo "tracers $1" > $B/ctl || return 1
+	sed 's/tracers=\([0-9]*\).*/\1/' $B/stats
+}
+
 # 1. The exit-to-user hook with nothing requesting: getppid() round trips.
 idle() {
 	for r in $(seq "$runs"); do
@@ -51,8 +58,7 @@ idle() {
 request() {
 	for r in $(seq "$runs"); do
 		for k in 1 8 all; do
-			echo "tracers $k" > $B/ctl || return 1
-			n=$(sed 's/tracers=\([0-9]*\).*/\1/' $B/stats)
+			n=$(set_tracers $k) || return 1
 			set -- $(unwind_bench request -n 400 -i 2000 -k "$n")
 			shift
 			echo "@ request run=$r set=$k $*"
@@ -72,8 +78,7 @@ deliver() {
 			echo "@ deliver run=$r axis=depth $*"
 		done
 		for k in 1 8 all; do
-			echo "tracers $k" > $B/ctl
-			n=$(sed 's/tracers=\([0-9]*\).*/\1/' $B/stats)
+			n=$(set_tracers $k)
 			set -- $(unwind_bench deliver -d 32 -k "$n" -n 400)
 			shift
 			echo "@ deliver run=$r axis=tracers set=$k $*"
@@ -215,15 +220,15 @@ ftrace() {
 # A check of the bench client and driver for the test job (TAP): the
 # figures above are only worth something if these hold.
 smoke() {
-	n=0
+	tap=0
 	t() {	# t DESCRIPTION COMMAND...: one TAP result
 		d=$1
 		shift
-		n=$((n + 1))
+		tap=$((tap + 1))
 		if "$@" >/tmp/smoke.out 2>&1; then
-			echo "ok $n $d"
+			echo "ok $tap $d"
 		else
-			echo "not ok $n $d"
+			echo "not ok $tap $d"
 			sed 's/^/# /' /tmp/smoke.out
 		fi
 	}
@@ -233,9 +238,12 @@ smoke() {
 		cat /tmp/smoke.1
 		grep -q ' callbacks=160 expected=160 nr=36$' /tmp/smoke.1
 	}
+	all() {	# every tracer bit the core has left
+		n=$(set_tracers all) && unwind_bench request -n 3 -i 10 -k "$n"
+	}
 	walks3() {	# the thread that fired 3 times exits with 3 walks
 		echo watch > $B/ctl && echo reset > $B/ctl &&
-		unwind_bench deliver -d 8 -k 1 -n 3 >/dev/null &&
+		unwind_bench deliver -d 8 -k 1 -n 3 >/dev/null || return 1
 		cat $B/exits
 		grep -qx 'pid=[0-9]* comm=unwind_bench walks=3' $B/exits
 	}
@@ -250,8 +258,7 @@ smoke() {
 	t "deliver: every callback, 36 frames at depth 32" frames32
 	t "request: first, others and pending paths, 8 tracers" \
 		unwind_bench request -n 5 -i 10 -k 8
-	t "request: all tracers" sh -c "echo tracers all > $B/ctl &&
-		unwind_bench request -n 3 -i 10 -k \$(sed 's/tracers=\([0-9]*\).*/\1/' $B/stats)"
+	t "request: all tracers" all
 	t "exit log: walks per task" walks3
 	t "bad commands refused" refuse
 	echo "tracers 0" > $B/ctl
