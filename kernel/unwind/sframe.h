@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SFrame reader: internal interface.
+ *
+ * The reader in sframe.c is plain C over one accessor, sframe_access(), so
+ * the same file builds in the kernel (reading user memory) and in user space
+ * (reading a buffer) for fuzzing and for tests against the real toolchain.
+ * Define SFRAME_USER_SHIM, the kernel types and sframe_access() before
+ * including sframe.c to get the user-space build.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_H
+#define _KERNEL_UNWIND_SFRAME_H
+
+#ifndef SFRAME_USER_SHIM
+#include <linux/types.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_user_types.h>
+#endif
+
+/*
+ * Positive return of sframe_find(): the IP is covered and its row says that
+ * the return address is undefined, so this is the outermost frame and the
+ * walk is complete. @frame is not filled in.
+ */
+#define SFRAME_OUTERMOST	1
+
+/**
+ * struct sframe_section - one .sframe section in user memory
+ * @sframe_start:	user address of the first byte of the section
+ * @sframe_end:		user address one past its last byte
+ * @text_start:		first code address the section may describe
+ * @text_end:		one past the last code address it may describe
+ * @version:		format version (1, 2 or 3), from the header
+ * @flags:		SFRAME_F_* flags, from the header
+ * @ra_off:		fixed offset of the return address from the CFA, or 0
+ *			when each row gives it
+ * @fp_off:		fixed offset of the saved frame pointer from the CFA,
+ *			or 0 when each row gives it (or it is not saved)
+ * @fde_size:		size in bytes of one FDE (V3: one index entry)
+ * @num_fdes:		number of FDEs
+ * @num_fres:		number of FREs in the whole section
+ * @fdes_off:		offset of the FDE sub-section from @sframe_start
+ * @fres_off:		offset of the FRE sub-section from @sframe_start
+ * @fres_end:		offset one past the FRE sub-section from @sframe_start
+ *
+ * The caller fills in the four addresses; sframe_init() fills in the rest.
+ * All offsets are checked against the section at init, so later arithmetic
+ * on them cannot overflow.
+ */
+struct sframe_section {
+	unsigned long	sframe_start;
+	unsigned long	sframe_end;
+	unsigned long	text_start;
+	unsigned long	text_end;
+
+	u8		version;
+	u8		flags;
+	s8		ra_off;
+	s8		fp_off;
+	u32		fde_size;
+	u32		num_fdes;
+	u32		num_fres;
+	unsigned long	fdes_off;
+	unsigned long	fres_off;
+	unsigned long	fres_end;
+};
+
+int sframe_init(struct sframe_section *sec);
+int sframe_find(const struct sframe_section *sec, unsigned long ip,
+		struct unwind_user_frame *frame);
+int sframe_validate(const struct sframe_section *sec);
+
+#ifndef SFRAME_USER_SHIM
+/*
+ * Copy @len bytes at offset @off of the section. The caller has already
+ * checked that [off, off + len) lies inside the section; only the user
+ * access itself can fail here, for instance because another thread unmapped
+ * the section meanwhile.
+ */
+static inline int sframe_access(const struct sframe_section *sec,
+				unsigned long off, void *buf, size_t len)
+{
+	if (copy_from_user(buf, (const void __user *)(sec->sframe_start + off),
+			   len))
+		return -EFAULT;
+	return 0;
+}
+#endif
+
+#endif /* _KERNEL_UNWIND_SFRAME_H */
