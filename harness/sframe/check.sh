@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Exact test of the kernel's SFrame reader (user-space build) against the
+# real toolchain: build test programs with -O2 -fomit-frame-pointer
+# -Wa,--gsframe, dump their .sframe with readelf --sframe, and for every FRE
+# (its first and last byte, and every repetition of a PCMASK block) check
+# that sframe_find() gives the same CFA base and offset, FP offset and RA
+# offset. Also checks that sframe_validate() accepts each section, and that
+# addresses outside every function are reported as not covered.
+#
+# Output is TAP. Usage: check.sh [BUILD_DIR]
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${1:-$HERE/../../build/sframe}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+make -s -C "$HERE" OUT="$OUT" "$OUT/sframe-lookup" >&2
+
+CFLAGS="-O2 -fomit-frame-pointer -Wa,--gsframe"
+gcc $CFLAGS -o "$OUT/prog" "$HERE/testprog/prog.c"
+gcc $CFLAGS -fPIC -shared -o "$OUT/lib.so" "$HERE/testprog/lib.c"
+gcc $CFLAGS -fPIE -pie -o "$OUT/prog-pie" "$HERE/testprog/prog.c"
+gcc $CFLAGS -fno-pie -no-pie -o "$OUT/prog-nopie" "$HERE/testprog/prog.c"
+
+python3 - "$OUT/sframe-lookup" "$OUT/prog" "$OUT/lib.so" "$OUT/prog-pie" \
+	"$OUT/prog-nopie" <<'PY'
+import re, subprocess, sys
+
+tool, files = sys.argv[1], sys.argv[2:]
+RA_FIXED = -8          # AMD64: the header's fixed RA offset
+PLT_BLOCK = 16         # V1 PCMASK block on AMD64 (V2/V3 carry it)
+n = 0
+fails = 0
+
+def tap(ok, what):
+    global n, fails
+    n += 1
+    if not ok:
+        fails += 1
+    print(("ok" if ok else "not ok") + " %d - %s" % (n, what))
+
+def parse(path):
+    out = subprocess.run(["readelf", "--sframe", path], check=True,
+                         capture_output=True, text=True).stdout
+    fdes = []
+    for line in out.splitlines():
+        m = re.match(r"\s+func idx \[\d+\]: pc = (0x[0-9a-f]+), size = (\d+) bytes", line)
+        if m:
+            fdes.append({"pc": int(m.group(1), 16), "size": int(m.group(2)),
+                         "mask": False, "fres": []})
+            continue
+        if re.match(r"\s+STARTPC\[m\]", line):
+            fdes[-1]["mask"] = True
+            continue
+        m = re.match(r"\s+([0-9a-f]{16})\s+(RA undefined|(\S+)\s+(\S+)\s+(\S+))", line)
+        if m and fdes:
+            fdes[-1]["fres"].append((int(m.group(1), 16), m.groups()[1:]))
+    return out, fdes
+
+def expect(cols):
+    if cols[0] == "RA undefined":
+        return "outermost"
+    cfa, fp, ra = cols[1], cols[2], cols[3]
+    m = re.match(r"(sp|fp)([+-]\d+)$", cfa)
+    fpo = 0 if fp == "u" else int(fp[1:])
+    rao = RA_FIXED if ra in ("u", "f") else int(ra[1:])
+    return "ok %s %d %d %d" % (m.group(1), int(m.group(2)), rao, fpo)
+
+for path in files:
+    dump, fdes = parse(path)
+    ver = re.search(r"Version: (\S+)", dump).group(1)
+    queries = {}
+    for f in fdes:
+        fres = f["fres"]
+        for i, (start, cols) in enumerate(fres):
+            exp = expect(cols)
+            if f["mask"]:
+                nxt = fres[i + 1][0] if i + 1 < len(fres) else PLT_BLOCK
+                for k in range(f["size"] // PLT_BLOCK):
+                    base = f["pc"] + k * PLT_BLOCK
+                    queries[base + start] = exp
+                    queries[base + nxt - 1] = exp
+            else:
+                nxt = fres[i + 1][0] if i + 1 < len(fres) else f["pc"] + f["size"]
+                queries[start] = exp
+                queries[nxt - 1] = exp
+    # Just past each function, unless another one starts there.
+    starts = {f["pc"] for f in fdes}
+    ends = {f["pc"] + f["size"] for f in fdes} - starts
+    covered = [(f["pc"], f["pc"] + f["size"]) for f in fdes]
+    for e in ends:
+        if not any(a <= e < b for a, b in covered):
+            queries[e] = "err -2"
+    addrs = sorted(queries)
+    res = subprocess.run([tool, "-v", path] + [hex(a) for a in addrs],
+                         check=True, capture_output=True, text=True).stdout.splitlines()
+    tap(res[0] == "validate 0", "%s (%s): sframe_validate() accepts the section" % (path, ver))
+    got = {}
+    for line in res[1:]:
+        a, rest = line.split(" ", 1)
+        got[int(a, 16)] = rest
+    bad = [(a, queries[a], got.get(a)) for a in addrs if got.get(a) != queries[a]]
+    for a, want, have in bad[:20]:
+        print("#   %#x: readelf says %r, sframe_find() says %r" % (a, want, have))
+    tap(not bad and len(fdes) > 0,
+        "%s (%s): %d FDEs, %d addresses match readelf --sframe" % (path, ver, len(fdes), len(addrs)))
+
+print("1..%d" % n)
+sys.exit(1 if fails else 0)
+PY
