@@ -7,6 +7,7 @@
 #include <linux/sched.h>
 #include <linux/unwind_deferred_types.h>
 #include <linux/unwind_user_types.h>
+#include <linux/workqueue.h>
 
 struct unwind_work;
 
@@ -17,7 +18,10 @@ struct unwind_work;
  * @cookie: the cookie unwind_deferred_request() returned during that entry
  *
  * Called in task context of the unwound task, before it returns to user
- * space (or while it exits or execs), under SRCU. It may fault and sleep.
+ * space (or while it exits or execs), under SRCU. It may fault and sleep,
+ * but must not sleep on anything user space can hold for long (such as
+ * mmap_lock: use mmap_read_trylock()), because unwind_deferred_cancel()
+ * waits for running callbacks. It must not register or cancel a work.
  * @trace is valid only during the call.
  */
 typedef void (*unwind_callback_t)(struct unwind_work *work,
@@ -28,11 +32,17 @@ typedef void (*unwind_callback_t)(struct unwind_work *work,
  * @list: on the list of registered works
  * @func: the callback
  * @bit: the tracer's bit in the per-task mask, -1 when not registered
+ * @cancel_bit: the bit being released by unwind_deferred_cancel_async()
+ * @cancel_work: runs the release of unwind_deferred_cancel_async()
+ * @release: called when that release is done
  */
 struct unwind_work {
 	struct list_head	list;
 	unwind_callback_t	func;
 	int			bit;
+	unsigned long		cancel_bit;
+	struct work_struct	cancel_work;
+	void			(*release)(struct unwind_work *work);
 };
 
 /* Bits of union unwind_task_state::mask. */
@@ -54,7 +64,13 @@ int unwind_user_faultable(struct unwind_stacktrace *trace);
 int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func);
 int unwind_deferred_request(struct unwind_work *work, u64 *cookie);
 void unwind_deferred_cancel(struct unwind_work *work);
+bool unwind_deferred_cancel_async(struct unwind_work *work,
+				  void (*release)(struct unwind_work *work));
 void unwind_deferred_flush(void);
+
+#ifdef CONFIG_UNWIND_TEST_CLIENT
+extern void (*unwind_deferred_test_hook)(void);
+#endif
 
 void __unwind_reset_info(void);
 
@@ -105,6 +121,13 @@ static inline int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 }
 
 static inline void unwind_deferred_cancel(struct unwind_work *work) {}
+
+static inline bool
+unwind_deferred_cancel_async(struct unwind_work *work,
+			     void (*release)(struct unwind_work *work))
+{
+	return false;
+}
 
 #endif /* CONFIG_UNWIND_DEFERRED */
 

@@ -119,25 +119,6 @@ u64 perf_callchain_defer_request(void)
 	return cookie;
 }
 
-/**
- * perf_callchain_defer_attr_valid - check the deferred callchain attr bits
- * @attr: the attributes passed to perf_event_open()
- *
- * defer_callchain only changes how PERF_SAMPLE_CALLCHAIN records the user
- * part, so it needs PERF_SAMPLE_CALLCHAIN and a user part to defer.
- * defer_output, a side-band bit, goes with any event.
- *
- * Return: true if the combination makes sense.
- */
-bool perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)
-{
-	if (!attr->defer_callchain)
-		return true;
-
-	return (attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	       !attr->exclude_callchain_user;
-}
-
 static int __init perf_callchain_deferred_init(void)
 {
 	/*

@@ -16,13 +16,18 @@
  * in the faultable callback, so the stack can be resolved after the process
  * is gone.
  *
- * Each instance has its own unwind work (struct trace_array::unwind_work),
- * one tracer bit of the unwinder. It is registered exactly while the option
- * is set in tr->trace_flags; both change only in set_tracer_flag(), under
- * event_mutex and trace_types_lock. Requests may be made in any context,
- * NMI included; the callback runs in task context and takes mmap_lock for
- * read, but no tracing lock: unwind_deferred_cancel() waits for running
- * callbacks while set_tracer_flag()'s caller holds those locks.
+ * Each instance that has the option set owns a client (struct
+ * trace_unwind_client): its own unwind work, one tracer bit of the
+ * unwinder, and an RCU pointer back to the instance. The client is created
+ * when the option is set and retired when it is cleared; both happen only in
+ * set_tracer_flag(), under event_mutex and trace_types_lock, so they never
+ * wait for a callback: clearing unhooks the client from the instance under
+ * RCU, waits for an RCU grace period (callbacks use the instance only in RCU
+ * read-side sections, which never sleep), and leaves the unwinder's cancel,
+ * which waits for SRCU, to a workqueue that frees the client. A callback
+ * never sleeps on mmap_lock either: if it cannot take it at once, the stack
+ * is recorded with addresses alone. So nothing a traced process does can
+ * stall tracefs.
  */
 
 #include <linux/fs.h>
@@ -32,6 +37,8 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/ring_buffer.h>
 #include <linux/trace_events.h>
 #include <linux/unwind_deferred.h>
@@ -49,6 +56,15 @@ struct user_unwind_frame {
 	u64	offset;		/* offset of ip in the mapped file */
 	u64	ino;		/* inode number of the file, 0 if none */
 	u64	dev;		/* its device, encoded as stat's st_dev */
+};
+
+/*
+ * An instance's registration with the unwinder, alive from setting the option
+ * until the unwinder's release after clearing it.
+ */
+struct trace_unwind_client {
+	struct unwind_work		work;
+	struct trace_array __rcu	*tr;	/* NULL once the option is cleared */
 };
 
 #define USER_UNWIND_FRAME_WORDS	(sizeof(struct user_unwind_frame) / sizeof(u64))
@@ -78,11 +94,20 @@ void __trace_deferred_unwind_request(struct trace_array *tr,
 				     unsigned int trace_ctx)
 {
 	struct user_unwind_cookie_entry *entry;
+	struct trace_unwind_client *client;
 	struct ring_buffer_event *event;
 	u64 cookie;
+	int ret;
 
-	/* 1 (already asked during this entry) still gives the right cookie. */
-	if (unwind_deferred_request(&tr->unwind_work, &cookie) < 0)
+	/* RCU keeps the client alive: it is freed after a grace period. */
+	scoped_guard(rcu) {
+		client = rcu_dereference(tr->unwind_client);
+		if (!client)
+			return;
+		/* 1 (already asked in this entry) still gives the cookie. */
+		ret = unwind_deferred_request(&client->work, &cookie);
+	}
+	if (ret < 0)
 		return;
 
 	/*
@@ -143,23 +168,34 @@ static void user_unwind_frame_fill(struct mm_struct *mm,
  *
  * Context: task context of the traced task (returning to user space, or in
  * exit or exec with its mm still there), under the unwinder's SRCU read
- * lock; may sleep. Takes mmap_lock for read and no tracing lock.
+ * lock. Does not sleep: the instance is used under RCU, and mmap_lock is only
+ * tried, because a traced process can hold it (or queue a writer behind a
+ * reader) for as long as it likes. Without it, the frames carry their
+ * addresses alone.
  */
 static void trace_deferred_unwind_deliver(struct unwind_work *work,
 					  struct unwind_stacktrace *trace,
 					  u64 cookie)
 {
-	struct trace_array *tr = container_of(work, struct trace_array,
-					      unwind_work);
-	struct trace_buffer *buffer = tr->array_buffer.buffer;
-	unsigned int trace_ctx = tracing_gen_ctx();
+	struct trace_unwind_client *client =
+		container_of(work, struct trace_unwind_client, work);
 	struct user_unwind_stack_entry *entry;
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma = NULL;
 	struct user_unwind_frame *frames;
 	struct ring_buffer_event *event;
+	struct trace_buffer *buffer;
+	unsigned int trace_ctx;
+	struct trace_array *tr;
 	unsigned long max;
 	unsigned int nr, i;
+
+	guard(rcu)();
+	tr = rcu_dereference(client->tr);
+	if (!tr)
+		return;
+	buffer = tr->array_buffer.buffer;
+	trace_ctx = tracing_gen_ctx();
 
 	/*
 	 * An event must fit in one sub-buffer. Keep the innermost frames and
@@ -169,13 +205,7 @@ static void trace_deferred_unwind_deliver(struct unwind_work *work,
 	      sizeof(*frames);
 	nr = min_t(unsigned long, trace->nr, max);
 
-	/*
-	 * Take mmap_lock before reserving the event: a reserved event keeps
-	 * preemption disabled until it is committed, and the lock may sleep.
-	 * The lookups under it do not. If the task is being killed and the
-	 * lock is contended, record the addresses alone.
-	 */
-	if (mm && mmap_read_lock_killable(mm))
+	if (mm && !mmap_read_trylock(mm))
 		mm = NULL;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_USER_UNWIND_STACK,
@@ -198,41 +228,68 @@ static void trace_deferred_unwind_deliver(struct unwind_work *work,
 		mmap_read_unlock(mm);
 }
 
+static void trace_unwind_client_free(struct unwind_work *work)
+{
+	kfree(container_of(work, struct trace_unwind_client, work));
+}
+
 /**
- * trace_deferred_unwind_set - register or cancel an instance's unwind work
+ * trace_deferred_unwind_set - register or retire an instance's unwind client
  * @tr: the instance whose userstacktrace_delay option changes
  * @enable: true when the option is being set, false when it is cleared
  *
  * Called by set_tracer_flag() when the option changes, before it updates
- * tr->trace_flags. Setting registers tr->unwind_work first, so that a
- * request made as soon as the flag is seen finds the work registered.
- * Clearing cancels it: when this returns, no callback for @tr runs or will
- * run, so @tr may be freed. Removing an instance clears the option (it is
- * in ZEROED_TRACE_FLAGS) before the instance is freed. Events that still see
- * the option set are refused by the unwinder and record nothing; requests
- * that were pending get no stack.
+ * tr->trace_flags. Setting registers a new client first, so that a request
+ * made as soon as the flag is seen finds it. Clearing unhooks the client:
+ * when this returns, no callback uses @tr any more, so @tr may be freed.
+ * Removing an instance clears the option (it is in ZEROED_TRACE_FLAGS)
+ * before the instance is freed. Requests that were pending get no stack.
  *
  * Context: task context, may sleep. event_mutex and trace_types_lock are
- * held. Cancelling waits for RCU and for running callbacks, which take
- * neither lock.
- * Return: 0; -EBUSY when the unwinder has no tracer bit left; -EOPNOTSUPP
- * when the CPU cannot do deferred unwinding.
+ * held. Clearing waits for an RCU grace period only, never for a callback
+ * or for the unwinder's cancel, which finishes in a workqueue.
+ * Return: 0; -ENOMEM; -EBUSY when the unwinder has no tracer bit left;
+ * -EOPNOTSUPP when the CPU cannot do deferred unwinding.
  */
 int trace_deferred_unwind_set(struct trace_array *tr, bool enable)
 {
+	struct trace_unwind_client *client;
+	int ret;
+
 	lockdep_assert_held(&trace_types_lock);
 
+	client = rcu_dereference_protected(tr->unwind_client,
+					   lockdep_is_held(&trace_types_lock));
 	if (!enable) {
-		unwind_deferred_cancel(&tr->unwind_work);
+		if (!client)
+			return 0;
+		RCU_INIT_POINTER(tr->unwind_client, NULL);
+		RCU_INIT_POINTER(client->tr, NULL);
+		unwind_deferred_cancel_async(&client->work,
+					     trace_unwind_client_free);
+		/* Callbacks and requests that still saw @tr are done. */
+		synchronize_rcu();
 		return 0;
 	}
+	if (client)
+		return 0;
 
 	/* The unwinder refuses every request without cmpxchg16b. */
 	if (!system_has_cmpxchg128())
 		return -EOPNOTSUPP;
 
-	return unwind_deferred_init(&tr->unwind_work,
-				    trace_deferred_unwind_deliver);
+	client = kzalloc(sizeof(*client), GFP_KERNEL);
+	if (!client)
+		return -ENOMEM;
+	ret = unwind_deferred_init(&client->work,
+				   trace_deferred_unwind_deliver);
+	if (ret) {
+		kfree(client);
+		return ret;
+	}
+	RCU_INIT_POINTER(client->tr, tr);
+	rcu_assign_pointer(tr->unwind_client, client);
+	return 0;
 }
 
 /* Output of user_unwind_cookie: "<user unwind request> cookie=0x..." */

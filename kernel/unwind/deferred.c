@@ -34,6 +34,7 @@
 #include <linux/task_work.h>
 #include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 /* One page of cache per task that ever had its stack unwound. */
@@ -147,6 +148,9 @@ VISIBLE_IF_KUNIT bool unwind_state_reset(struct unwind_task_info *info)
 			return false;
 	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
 	atomic_long_set(&info->completed, 0);
+	/* A later entry whose cookie repeats (a wrapped counter) walks anew. */
+	if (info->cache)
+		info->cache->cookie = 0;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_state_reset);
@@ -223,6 +227,25 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_user_faultable);
 
+#ifdef CONFIG_UNWIND_TEST_CLIENT
+/*
+ * Set by the test client (lib/tests/unwind_deferred_test.c) to stop a task
+ * between its walk and its callbacks, so that a test can cancel a tracer and
+ * hand its bit to another one in that window. Test kernels only.
+ */
+void (*unwind_deferred_test_hook)(void);
+
+static void unwind_deferred_test_point(void)
+{
+	void (*hook)(void) = READ_ONCE(unwind_deferred_test_hook);
+
+	if (hook)
+		hook();
+}
+#else
+static inline void unwind_deferred_test_point(void) { }
+#endif
+
 /*
  * The task_work: walk once, then call back each tracer that asked during
  * this entry and was not called back yet.
@@ -240,18 +263,37 @@ static void unwind_deferred_task_work(struct callback_head *head)
 	state = unwind_state_take_pending(info);
 	if (!(state.mask & UNWIND_PENDING))
 		return;
-	todo = state.mask & UNWIND_WORK_MASK & ~atomic_long_read(&info->completed);
-	if (!todo)
+	/* Only to skip a useless walk: what to call is decided below. */
+	if (!(state.mask & UNWIND_WORK_MASK & ~atomic_long_read(&info->completed)))
 		return;
 
-	/* A failed walk still calls back: with an empty trace. */
+	/*
+	 * The walk may fault and sleep for as long as user space likes (a
+	 * userfaultfd or FUSE page), so it runs outside the SRCU section:
+	 * unwind_deferred_cancel() never waits for it. A failed walk still
+	 * calls back, with an empty trace.
+	 */
 	unwind_user_faultable(&trace);
+	unwind_deferred_test_point();
 
 	idx = srcu_read_lock(&unwind_srcu);
+	/*
+	 * Whom to call comes from the live mask, read inside the SRCU section,
+	 * not from the state taken before the walk: a tracer may have been
+	 * cancelled meanwhile and its bit handed to a new tracer, which must
+	 * not get a callback for an entry in which it never asked. Cancel
+	 * scrubs the bit before it waits for SRCU, and releases it only after,
+	 * so a bit seen here belongs to the work found on the list.
+	 */
+	todo = READ_ONCE(info->state.mask) & UNWIND_WORK_MASK;
 	list_for_each_entry_srcu(work, &unwind_works, list,
 				 srcu_read_lock_held(&unwind_srcu)) {
-		unsigned long bit = BIT(work->bit);
+		int nr = READ_ONCE(work->bit);
+		unsigned long bit;
 
+		if (nr < UNWIND_FIRST_WORK_BIT)
+			continue;
+		bit = BIT(nr);
 		if (!(todo & bit))
 			continue;
 		/* Exactly one callback per tracer per entry. */
@@ -260,6 +302,18 @@ static void unwind_deferred_task_work(struct callback_head *head)
 		work->func(work, &trace, state.cookie);
 	}
 	srcu_read_unlock(&unwind_srcu, idx);
+}
+
+/* Undo a request whose task_work could not be queued. */
+static void unwind_state_unrequest(struct unwind_task_info *info,
+				   unsigned long bit)
+{
+	union unwind_task_state old = unwind_state_read(info), new;
+
+	do {
+		new = old;
+		new.mask &= ~(bit | UNWIND_PENDING);
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
 }
 
 /**
@@ -294,8 +348,11 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	/* Also an RCU read-side section, for unwind_deferred_cancel(). */
 	preempt_disable_notrace();
 
-	/* Also refuses a work that was never initialised (all zero). */
-	bit = READ_ONCE(work->bit);
+	/*
+	 * Also refuses a work that was never initialised (all zero). Pairs
+	 * with unwind_deferred_init(): a bit seen here is on the list already.
+	 */
+	bit = smp_load_acquire(&work->bit);
 	if (bit < UNWIND_FIRST_WORK_BIT) {
 		ret = -EINVAL;
 		goto out;
@@ -308,7 +365,11 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	ret = task_work_add(current, &info->work,
 			    in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME | TWAF_NO_ALLOC);
 	if (ret) {
-		/* Only a task past exit_task_work() refuses: PF_EXITING. */
+		/*
+		 * Only a task past exit_task_work() refuses (PF_EXITING). Do
+		 * not leave PENDING set with no task_work to clear it.
+		 */
+		unwind_state_unrequest(info, BIT(bit));
 		*cookie = 0;
 		ret = -EINVAL;
 	}
@@ -319,23 +380,37 @@ out:
 EXPORT_SYMBOL_GPL(unwind_deferred_request);
 
 /**
- * unwind_deferred_flush - deliver the current task's pending callbacks now
+ * unwind_deferred_flush - deliver the pending callbacks and end the entry
  *
- * Called from do_exit() and execve() while the task's mm still exists, so
- * that a request made during the entry is not lost with the task or the old
- * program: the callbacks run here, with the stack of the user program that
- * made the request.
+ * Called from do_exit() and from execve() before its point of no return,
+ * while the task's mm still exists, so that a request made during the entry
+ * is not lost with the task or the old program: the callbacks run here, with
+ * the stack of the user program that made the request. Then the entry ends
+ * as on a return to user space (mask, cookie, completed tracers and cached
+ * trace), so that execve() is a hard boundary: a request made later in
+ * execve() gets a new cookie and, on the return to user space, the new
+ * program's stack.
  *
  * Context: task context, may sleep.
  */
 void unwind_deferred_flush(void)
 {
 	struct unwind_task_info *info = &current->unwind_info;
+	bool done;
 
-	if (!(READ_ONCE(info->state.mask) & UNWIND_PENDING))
+	if (!READ_ONCE(info->state.mask))
 		return;
-	if (task_work_cancel(current, &info->work))
-		unwind_deferred_task_work(&info->work);
+	/*
+	 * An IRQ or NMI may request again while the callbacks run; each such
+	 * round calls at least one more tracer, so this ends.
+	 */
+	do {
+		if ((READ_ONCE(info->state.mask) & UNWIND_PENDING) &&
+		    task_work_cancel(current, &info->work))
+			unwind_deferred_task_work(&info->work);
+		scoped_guard(irqsave)
+			done = unwind_state_reset(info);
+	} while (!done);
 }
 
 /* See unwind_reset_info(). */
@@ -346,11 +421,13 @@ void __unwind_reset_info(void)
 
 /**
  * unwind_deferred_init - register a tracer for deferred unwinding
- * @work: the tracer's work, owned by the caller until it is cancelled
+ * @work: the tracer's work, zero-initialised or cancelled, owned by the
+ *	  caller until it is cancelled
  * @func: the callback, see unwind_callback_t
  *
  * Context: task context, may sleep.
- * Return: 0, or -EBUSY when all UNWIND_MAX_WORKS bits are taken.
+ * Return: 0; -EBUSY when all UNWIND_MAX_WORKS bits are taken; -EINVAL when
+ * @work is registered already.
  */
 int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 {
@@ -358,6 +435,8 @@ int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 
 	guard(mutex)(&unwind_mutex);
 
+	if (work->bit >= UNWIND_FIRST_WORK_BIT)
+		return -EINVAL;
 	bit = find_next_zero_bit(&unwind_bits_used, BITS_PER_LONG,
 				 UNWIND_FIRST_WORK_BIT);
 	if (bit >= BITS_PER_LONG) {
@@ -366,8 +445,12 @@ int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 	}
 	__set_bit(bit, &unwind_bits_used);
 	work->func = func;
-	WRITE_ONCE(work->bit, bit);
 	list_add_rcu(&work->list, &unwind_works);
+	/*
+	 * Publish the bit last: a request that sees it may set it in a task's
+	 * mask, and the task_work must then find @work on the list.
+	 */
+	smp_store_release(&work->bit, bit);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(unwind_deferred_init);
@@ -376,15 +459,71 @@ EXPORT_SYMBOL_GPL(unwind_deferred_init);
 static void unwind_task_scrub(struct task_struct *task, unsigned long bit)
 {
 	struct unwind_task_info *info = &task->unwind_info;
-	union unwind_task_state old = unwind_state_read(info), new;
+	union unwind_task_state old, new;
 
+	/*
+	 * Most tasks never had the bit: a plain load spares them a locked
+	 * cmpxchg16b. No request can set the bit any more (see
+	 * unwind_deferred_retire()), so a clear bit stays clear.
+	 */
+	if (atomic_long_read(&info->completed) & bit)
+		atomic_long_andnot(bit, &info->completed);
+	if (!(READ_ONCE(info->state.mask) & bit))
+		return;
+	old = unwind_state_read(info);
 	do {
 		if (!(old.mask & bit))
 			break;
 		new = old;
 		new.mask &= ~bit;
 	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
-	atomic_long_andnot(bit, &info->completed);
+}
+
+/*
+ * Take @work off the list and stop its requests. Returns its bit, or 0 if it
+ * was not registered (never initialised, registration failed, or cancelled).
+ */
+static unsigned long unwind_deferred_unlink(struct unwind_work *work)
+{
+	unsigned long bit;
+
+	guard(mutex)(&unwind_mutex);
+
+	if (work->bit < UNWIND_FIRST_WORK_BIT)
+		return 0;
+	bit = BIT(work->bit);
+	WRITE_ONCE(work->bit, -1);
+	list_del_rcu(&work->list);
+	return bit;
+}
+
+/*
+ * Make @bit of an unlinked work free for another tracer. The order matters
+ * (contract: a new tracer never gets a callback for an entry in which it did
+ * not ask):
+ *  1. wait for RCU: requests that read the old bit have finished, and no
+ *     request can set it in any task again;
+ *  2. scrub it from every task's mask and completed bits;
+ *  3. wait for SRCU: a task_work that read a mask with the bit before the
+ *     scrub has finished its callbacks; one that starts later cannot see it;
+ *  4. only then release the bit.
+ * Nothing here waits for a user stack walk: walks run outside SRCU.
+ */
+static void unwind_deferred_retire(unsigned long bit)
+{
+	struct task_struct *g, *t;
+
+	synchronize_rcu();
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		unwind_task_scrub(t, bit);
+	rcu_read_unlock();
+
+	synchronize_srcu(&unwind_srcu);
+
+	guard(mutex)(&unwind_mutex);
+	unwind_bits_used &= ~bit;
 }
 
 /**
@@ -395,38 +534,61 @@ static void unwind_task_scrub(struct task_struct *task, unsigned long bit)
  * When this returns, no callback of @work runs or will run, further
  * requests with @work fail with -EINVAL, and its bit has been removed from
  * every task, so that the next tracer to get the bit cannot receive a
- * callback meant for @work.
+ * callback meant for @work. Callers serialise their own register and cancel
+ * calls for one @work. A callback must not call it.
  *
- * Context: task context, may sleep (waits for RCU and SRCU grace periods).
+ * Context: task context, may sleep: waits for RCU and SRCU grace periods,
+ * that is for callbacks that are running, never for a stack walk. Do not
+ * call it with a lock held that a callback may take.
  */
 void unwind_deferred_cancel(struct unwind_work *work)
 {
-	struct task_struct *g, *t;
-	unsigned long bit;
+	unsigned long bit = unwind_deferred_unlink(work);
 
-	guard(mutex)(&unwind_mutex);
-
-	/* Not registered, or never initialised (all zero): nothing to undo. */
-	if (work->bit < UNWIND_FIRST_WORK_BIT)
-		return;
-	bit = BIT(work->bit);
-	WRITE_ONCE(work->bit, -1);
-	list_del_rcu(&work->list);
-
-	/* Requests that read the old bit have finished... */
-	synchronize_rcu();
-	/* ...and so have callbacks that found @work on the list. */
-	synchronize_srcu(&unwind_srcu);
-
-	rcu_read_lock();
-	for_each_process_thread(g, t)
-		unwind_task_scrub(t, bit);
-	rcu_read_unlock();
-
-	/* Only now may the bit go to another tracer. */
-	unwind_bits_used &= ~bit;
+	if (bit)
+		unwind_deferred_retire(bit);
 }
 EXPORT_SYMBOL_GPL(unwind_deferred_cancel);
+
+static void unwind_deferred_cancel_fn(struct work_struct *w)
+{
+	struct unwind_work *work = container_of(w, struct unwind_work,
+						cancel_work);
+
+	unwind_deferred_retire(work->cancel_bit);
+	work->release(work);
+}
+
+/**
+ * unwind_deferred_cancel_async - unregister a tracer without waiting
+ * @work: a work registered with unwind_deferred_init()
+ * @release: called from a workqueue once no callback of @work runs or will
+ *	     run; it may free @work
+ *
+ * Like unwind_deferred_cancel(), but returns at once: further requests with
+ * @work fail with -EINVAL from now on, while callbacks already running may
+ * still complete until @release is called. For callers that hold locks
+ * which must never wait for a callback (tracing mutexes). @work must not be
+ * registered again before @release ran.
+ *
+ * Context: task context; does not sleep except on the registration mutex.
+ * Return: true if @release will be called, false if @work was not
+ * registered (then @release is not called).
+ */
+bool unwind_deferred_cancel_async(struct unwind_work *work,
+				  void (*release)(struct unwind_work *work))
+{
+	unsigned long bit = unwind_deferred_unlink(work);
+
+	if (!bit)
+		return false;
+	work->cancel_bit = bit;
+	work->release = release;
+	INIT_WORK(&work->cancel_work, unwind_deferred_cancel_fn);
+	queue_work(system_unbound_wq, &work->cancel_work);
+	return true;
+}
+EXPORT_SYMBOL_GPL(unwind_deferred_cancel_async);
 
 /**
  * unwind_task_init - reset the deferred unwind state of a new task

@@ -21,17 +21,32 @@
  *   arm NR MASK           once, when the writing task next enters system call
  *                         NR, the tracers in MASK request from there (used to
  *                         leave a request pending across exit, execve, fork)
+ *   armexec MASK          once, when the writing task next passes execve()'s
+ *                         point of no return (sched_process_exec), the
+ *                         tracers in MASK request from there
  *   rerequest MASK        once, when a callback next runs in the writing
  *                         task, the tracers in MASK request from within it
  *                         (a second task_work run in the same entry)
+ *   park                  once, when the writing task's task_work has walked
+ *                         its stack, stop it there (before any callback)
+ *                         until "unpark"
+ *   park cb               the same, but inside the first callback, that is
+ *                         inside the core's SRCU read-side section
+ *   waitpark              wait until a task is parked
+ *   unpark                let the parked task go on
+ *   mmlock                take the writing task's mmap_lock for writing and
+ *                         hold it, inside this write(), until "mmunlock"
+ *   waitmm                wait until the lock is held
+ *   mmunlock              let the holder release it
  *   clear                 empty the log
  *
  * log (read): one line per event, oldest first:
- *   req tid=T tracer=I gen=G ctx=C ret=R again=A cookie=X
+ *   req tid=T tracer=I gen=G ctx=C ret=R again=A cookie=X bit=B
  *   cb tid=T tracer=I gen=G cookie=X exiting=E walks=W nr=N ips=A,B,...
  * "ret" is what the first request returned, "again" how many of the N-1
  * later ones returned 1 with the same cookie, "gen" counts registrations of a
- * tracer id, "walks" is the task's count of
+ * tracer id, "bit" is the core's bit of the tracer at request time (-1 when
+ * not registered), "walks" is the task's count of
  * user stack walks so far, "ips" are the first entries of the trace.
  */
 
@@ -41,6 +56,7 @@
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
+#include <linux/mmap_lock.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -51,17 +67,20 @@
 #include <linux/vmalloc.h>
 #include <linux/nmi.h>
 #include <asm/apic.h>
+#include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
 
 #define UT_LOG_SIZE	65536
 #define UT_LOG_IPS	8
 #define UT_MAX_TRACERS	UNWIND_MAX_WORKS
 
-enum ut_ctx { UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE, UT_CALLBACK };
+enum ut_ctx {
+	UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE, UT_CALLBACK, UT_EXEC,
+};
 static const char * const ut_ctx_names[] = {
 	[UT_TASK] = "task", [UT_IRQ] = "irq", [UT_NMI] = "nmi",
 	[UT_KTHREAD] = "kthread", [UT_PROBE] = "probe",
-	[UT_CALLBACK] = "callback",
+	[UT_CALLBACK] = "callback", [UT_EXEC] = "exec",
 };
 
 struct ut_rec {
@@ -71,6 +90,7 @@ struct ut_rec {
 	s8		ret;
 	u16		again;
 	u16		tracer;
+	s8		bit;
 	u32		gen;
 	pid_t		tid;
 	u64		cookie;
@@ -121,9 +141,35 @@ static void ut_log_req(int id, enum ut_ctx ctx, int ret, int again, u64 cookie,
 		.ctx = ctx, .ret = ret, .again = again, .tracer = id,
 		.cookie = cookie,
 		.gen = READ_ONCE(ut_tracers[id].gen), .tid = tid,
+		.bit = READ_ONCE(ut_tracers[id].work.bit),
 	};
 
 	ut_log_add(&rec);
+}
+
+/* "park": stop one task after its walk, or inside a callback. */
+static pid_t ut_park_tid;
+static bool ut_park_in_cb;
+static DECLARE_COMPLETION(ut_parked);
+static DECLARE_COMPLETION(ut_unpark);
+
+static void ut_park(bool in_cb)
+{
+	if (READ_ONCE(ut_park_tid) != current->pid ||
+	    READ_ONCE(ut_park_in_cb) != in_cb)
+		return;
+	WRITE_ONCE(ut_park_tid, 0);
+	complete(&ut_parked);
+	/* Killable, so that a failing test cannot leave the task stuck. */
+	if (wait_for_completion_killable(&ut_unpark))
+		pr_info("unwind_deferred_test: parked task %d killed\n",
+			current->pid);
+}
+
+/* Called by the core after a task_work's walk; see unwind_deferred_test_hook. */
+static void ut_park_hook(void)
+{
+	ut_park(false);
 }
 
 /* One-shot requests from within a callback, see "rerequest". */
@@ -147,6 +193,7 @@ static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trac
 	memcpy(rec.ips, trace->entries,
 	       min_t(unsigned int, trace->nr, UT_LOG_IPS) * sizeof(long));
 	ut_log_add(&rec);
+	ut_park(true);
 
 	/* A tracer asking while another one's callback runs, same entry. */
 	if (READ_ONCE(ut_rereq_tid) != current->pid)
@@ -334,6 +381,46 @@ static int ut_arm(long nr, u64 mask)
 	return 0;
 }
 
+/* One-shot requests after execve()'s point of no return, see "armexec". */
+static pid_t ut_exec_tid;
+static u64 ut_exec_mask;
+static bool ut_exec_probe_registered;
+
+static void ut_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	u64 mask, cookie;
+	int i, ret;
+
+	if (READ_ONCE(ut_exec_tid) != current->pid)
+		return;
+	WRITE_ONCE(ut_exec_tid, 0);
+	mask = xchg(&ut_exec_mask, 0);
+	for (i = 0; i < UT_MAX_TRACERS; i++) {
+		if (!(mask & BIT_ULL(i)))
+			continue;
+		ret = unwind_deferred_request(&ut_tracers[i].work, &cookie);
+		ut_log_req(i, UT_EXEC, ret, 0, cookie, current->pid);
+	}
+}
+
+static int ut_arm_exec(u64 mask)
+{
+	int ret;
+
+	guard(mutex)(&ut_mutex);
+	if (!ut_exec_probe_registered) {
+		ret = register_trace_sched_process_exec(ut_sched_exec, NULL);
+		if (ret)
+			return ret;
+		ut_exec_probe_registered = true;
+	}
+	WRITE_ONCE(ut_exec_tid, 0);
+	WRITE_ONCE(ut_exec_mask, mask);
+	WRITE_ONCE(ut_exec_tid, current->pid);
+	return 0;
+}
+
 static int ut_register(u64 mask)
 {
 	int id, ret;
@@ -366,6 +453,26 @@ static void ut_cancel(u64 mask)
 		unwind_deferred_cancel(&t->work);
 		t->registered = false;
 	}
+}
+
+/* "mmlock": hold the writer's mmap_lock for writing inside its write(). */
+static DECLARE_COMPLETION(ut_mm_locked);
+static DECLARE_COMPLETION(ut_mm_unlock);
+
+static int ut_mmlock(void)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm)
+		return -EINVAL;
+	reinit_completion(&ut_mm_unlock);
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	complete(&ut_mm_locked);
+	ret = wait_for_completion_killable(&ut_mm_unlock);
+	mmap_write_unlock(mm);
+	return ret;
 }
 
 static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
@@ -409,8 +516,28 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(ut_rereq_mask, mask);
 		WRITE_ONCE(ut_rereq_tid, current->pid);
 		ret = 0;
+	} else if (sscanf(buf, "armexec %llx", &mask) == 1) {
+		ret = ut_arm_exec(mask);
 	} else if (sscanf(buf, "arm %ld %llx", &nr, &mask) == 2) {
 		ret = ut_arm(nr, mask);
+	} else if (!strncmp(buf, "park", 4)) {
+		/* Each waitpark consumes one park, so no reinit of ut_parked. */
+		reinit_completion(&ut_unpark);
+		WRITE_ONCE(ut_park_in_cb, !strncmp(buf, "park cb", 7));
+		WRITE_ONCE(ut_park_tid, current->pid);
+		ret = 0;
+	} else if (!strncmp(buf, "waitpark", 8)) {
+		ret = wait_for_completion_killable(&ut_parked);
+	} else if (!strncmp(buf, "unpark", 6)) {
+		complete(&ut_unpark);
+		ret = 0;
+	} else if (!strncmp(buf, "mmlock", 6)) {
+		ret = ut_mmlock();
+	} else if (!strncmp(buf, "waitmm", 6)) {
+		ret = wait_for_completion_killable(&ut_mm_locked);
+	} else if (!strncmp(buf, "mmunlock", 8)) {
+		complete(&ut_mm_unlock);
+		ret = 0;
 	} else if (!strncmp(buf, "clear", 5)) {
 		spin_lock_irq(&ut_log_lock);
 		ut_log_len = 0;
@@ -447,9 +574,9 @@ static int ut_log_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	if (!r->cb) {
-		seq_printf(m, "req tid=%d tracer=%u gen=%u ctx=%s ret=%d again=%u cookie=%llx\n",
+		seq_printf(m, "req tid=%d tracer=%u gen=%u ctx=%s ret=%d again=%u cookie=%llx bit=%d\n",
 			   r->tid, r->tracer, r->gen, ut_ctx_names[r->ctx],
-			   r->ret, r->again, r->cookie);
+			   r->ret, r->again, r->cookie, r->bit);
 		return 0;
 	}
 	seq_printf(m, "cb tid=%d tracer=%u gen=%u cookie=%llx exiting=%u walks=%u nr=%u ips=",
@@ -480,6 +607,8 @@ static int __init unwind_deferred_test_init(void)
 	ret = register_nmi_handler(NMI_LOCAL, ut_nmi_handler, 0, "unwind_test");
 	if (ret)
 		return ret;
+
+	WRITE_ONCE(unwind_deferred_test_hook, ut_park_hook);
 
 	dir = debugfs_create_dir("unwind_deferred_test", NULL);
 	debugfs_create_file("ctl", 0200, dir, NULL, &ut_ctl_fops);

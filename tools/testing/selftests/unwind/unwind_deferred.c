@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -589,9 +590,19 @@ static unsigned long exec_ret_ip(void)
 	return ip;
 }
 
+extern char _start[];
+
+/*
+ * execve() is a hard boundary (contract 11). Tracers 0 and 1 request at the
+ * entry of execve(), before its point of no return: they get the old
+ * program's stack (from the instruction after the system call) with that
+ * cookie. Tracer 2 requests after the point of no return
+ * (sched_process_exec): it gets a new cookie and the new program's stack,
+ * which starts at its entry point (the same static binary, so _start).
+ */
 static int test_execve(void)
 {
-	struct rec *req, *cb;
+	struct rec *req, *cb, *req2, *cb2;
 	int status, child, t;
 
 	if (ctl("clear"))
@@ -600,17 +611,21 @@ static int test_execve(void)
 	if (child < 0)
 		return fail(__LINE__, "fork\n");
 	if (!child) {
-		if (!ctl("arm %d 3", SYS_execve))
+		if (!ctl("arm %d 3", SYS_execve) && !ctl("armexec 4"))
 			do_exec("/proc/self/exe");
 		syscall(SYS_exit_group, 3);
 	}
 	if (!reap(child, &status))
 		return fail(__LINE__, "child failed (status %#x)\n", status);
 	read_log();
+	req2 = find(0, child, 2);
+	cb2 = find(1, child, 2);
+	if (!(req2 && req2->ret == 0 && !strcmp(req2->ctx, "exec")))
+		return fail(__LINE__, "tracer 2: no request after the point of no return\n");
 	for (t = 0; t < 2; t++) {
 		req = find(0, child, t);
 		cb = find(1, child, t);
-		if (!(req && req->ret == 0))
+		if (!(req && req->ret == 0 && !strcmp(req->ctx, "probe")))
 			return fail(__LINE__, "tracer %d: no request at execve\n", t);
 		if (!(cb && count(1, child, t) == 1 && cb->cookie == req->cookie))
 			return fail(__LINE__, "tracer %d: not one callback with its cookie\n",
@@ -618,8 +633,224 @@ static int test_execve(void)
 		if (!(cb->nr >= 1 && cb->ips[0] == exec_ret_ip()))
 			return fail(__LINE__, "tracer %d: trace starts at %#lx, not %p\n",
 				    t, cb->ips[0], (void *)exec_ret_ip());
+		if (!(req2->cookie != req->cookie))
+			return fail(__LINE__, "cookie %llx used on both sides of the point of no return\n",
+				    req->cookie);
 	}
+	if (!(cb2 && count(1, child, 2) == 1 && cb2->cookie == req2->cookie))
+		return fail(__LINE__, "tracer 2: not one callback with its cookie\n");
+	if (!(cb2->nr >= 1 && cb2->ips[0] == (unsigned long)_start))
+		return fail(__LINE__, "tracer 2: trace starts at %#lx, not the new program's %p\n",
+			    cb2->ips[0], (void *)_start);
 	return 1;
+}
+
+static volatile int park_done;
+static const char *park_cmd, *park_req;
+
+static void *park_thread(void *arg)
+{
+	/* The task_work of this write() parks after its walk or in a callback. */
+	if (ctl("%s", park_cmd) || ctl("%s", park_req))
+		park_done = -1;
+	else
+		park_done = 1;
+	return NULL;
+}
+
+/*
+ * A tracer's bit is reused only when no task can still call back for it
+ * (contract 13). A task_work is parked between its walk and its callbacks;
+ * meanwhile its tracer (2) is cancelled and every free bit, the cancelled
+ * one included, goes to new tracers. Released, the task must call back
+ * nobody: not the cancelled tracer, and not the new owner of its bit.
+ */
+static int test_bit_reuse(void)
+{
+	pthread_t th;
+	int i, ptid = -1;
+
+	if (ctl("clear"))
+		return fail(__LINE__, "clear\n");
+	park_done = 0;
+	park_cmd = "park";
+	park_req = "request 4 task 1";
+	if (pthread_create(&th, NULL, park_thread, NULL))
+		return fail(__LINE__, "pthread_create\n");
+	if (ctl("waitpark"))
+		return fail(__LINE__, "waitpark: %s\n", strerror(errno));
+	if (ctl("cancel 4"))
+		return fail(__LINE__, "cancel\n");
+	/* Takes every free bit; -EBUSY at the end is expected. */
+	ctl("register fffffffffffffff8");
+	ctl("unpark");
+	pthread_join(th, NULL);
+	ctl("cancel fffffffffffffff8");
+	if (ctl("register 4"))
+		return fail(__LINE__, "register 4 again\n");
+	if (park_done != 1)
+		return fail(__LINE__, "parked thread's writes failed\n");
+	read_log();
+	for (i = 0; i < nrecs; i++)
+		if (!recs[i].cb && recs[i].tracer == 2 && !strcmp(recs[i].ctx, "task"))
+			ptid = recs[i].tid;
+	if (ptid < 0)
+		return fail(__LINE__, "no request of tracer 2\n");
+	for (i = 0; i < nrecs; i++)
+		if (recs[i].cb && recs[i].tid == ptid)
+			return fail(__LINE__, "tracer %u (gen %u) called back for an entry it never asked in\n",
+				    recs[i].tracer, recs[i].gen);
+	return 1;
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define INST		TRACEFS "/instances/unwind_mm"
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/*
+ * Threads of test_mm_locked(). All are created before the mm is locked
+ * (creating a thread maps its stack, which needs mmap_lock), wait at
+ * mm_start with their stacks touched, then each waits at its own gate.
+ */
+static volatile int mm_holder_ret = 1, getppid_done, cleared;
+static pthread_barrier_t mm_start, caller_gate, parker_gate, clearer_gate;
+
+static void *mm_holder(void *arg)
+{
+	mm_holder_ret = ctl("mmlock");
+	return NULL;
+}
+
+static void *mm_caller(void *arg)
+{
+	pthread_barrier_wait(&mm_start);
+	pthread_barrier_wait(&caller_gate);
+	syscall(SYS_getppid);
+	getppid_done = gettid_();
+	return NULL;
+}
+
+static void *mm_parker(void *arg)
+{
+	pthread_barrier_wait(&mm_start);
+	pthread_barrier_wait(&parker_gate);
+	/* The callback of this write()'s entry parks inside SRCU. */
+	park_done = ctl("park cb") || ctl("request 1 task 1") ? -1 : 1;
+	return NULL;
+}
+
+static void *mm_clearer(void *arg)
+{
+	pthread_barrier_wait(&mm_start);
+	pthread_barrier_wait(&clearer_gate);
+	cleared = write_file(INST "/options/userstacktrace_delay", "0") ? -1 : 1;
+	return NULL;
+}
+
+/* Wait up to about 10 s for *@flag; a stall is the failure looked for. */
+static int bounded_wait(volatile int *flag)
+{
+	int i;
+
+	for (i = 0; i < 10000 && !*flag; i++)
+		usleep(1000);
+	return *flag;
+}
+
+/*
+ * Nothing a traced process does can stall tracefs (contract 12). While one
+ * thread holds its mm's mmap_lock for writing, another makes a traced
+ * system call: the instance's callback must not wait for the lock, and must
+ * record the stack with addresses alone. Then, with the lock still held and
+ * a third thread stopped inside a callback (of a test tracer, so inside the
+ * unwinder's SRCU section), clearing the option must wait for neither.
+ */
+static int test_mm_locked(void)
+{
+	static char buf[1 << 16];
+	pthread_t holder, caller, parker, clearer;
+	char pat[32], *line, *save;
+	int fd, n, len = 0, found = 0, frames = 0, with_off = 0, ok = 1;
+
+	mkdir(INST, 0755);
+	if (write_file(INST "/events/syscalls/sys_enter_getppid/enable", "1") ||
+	    write_file(INST "/options/userstacktrace_delay", "1"))
+		return fail(__LINE__, "cannot set up %s\n", INST);
+	pthread_barrier_init(&mm_start, NULL, 4);
+	pthread_barrier_init(&caller_gate, NULL, 2);
+	pthread_barrier_init(&parker_gate, NULL, 2);
+	pthread_barrier_init(&clearer_gate, NULL, 2);
+	getppid_done = 0;
+	park_done = 0;
+	cleared = 0;
+	if (pthread_create(&caller, NULL, mm_caller, NULL) ||
+	    pthread_create(&parker, NULL, mm_parker, NULL) ||
+	    pthread_create(&clearer, NULL, mm_clearer, NULL))
+		return fail(__LINE__, "pthread_create\n");
+	pthread_barrier_wait(&mm_start);
+	if (pthread_create(&holder, NULL, mm_holder, NULL))
+		return fail(__LINE__, "pthread_create\n");
+	if (ctl("waitmm"))
+		return fail(__LINE__, "waitmm\n");
+
+	pthread_barrier_wait(&caller_gate);
+	if (!bounded_wait(&getppid_done))
+		ok = fail(__LINE__, "the traced system call stalled behind mmap_lock\n");
+	pthread_barrier_wait(&parker_gate);
+	if (ctl("waitpark"))
+		ok = fail(__LINE__, "cannot park a task in a callback\n");
+	pthread_barrier_wait(&clearer_gate);
+	if (bounded_wait(&cleared) != 1)
+		ok = fail(__LINE__, "clearing the option %s\n",
+			  cleared ? "failed" : "stalled");
+	ctl("unpark");
+	ctl("mmunlock");
+	pthread_join(holder, NULL);
+	pthread_join(caller, NULL);
+	pthread_join(parker, NULL);
+	pthread_join(clearer, NULL);
+	if (!ok)
+		goto out;
+	if (mm_holder_ret || park_done != 1)
+		return fail(__LINE__, "mmlock or park failed\n");
+
+	fd = open(INST "/trace", O_RDONLY);
+	if (fd < 0)
+		return fail(__LINE__, "open trace\n");
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	snprintf(pat, sizeof(pat), "-%d ", getppid_done);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "<user unwind stack>")) {
+			found = !!strstr(line, pat);
+			continue;
+		}
+		if (!found || strncmp(line, " => ", 4))
+			continue;
+		frames++;
+		if (strstr(line, "off="))
+			with_off++;
+	}
+	if (!(frames >= 3 && !with_off))
+		ok = fail(__LINE__, "%d frames, %d with file offsets: want >= 3 with addresses alone\n",
+			  frames, with_off);
+out:
+	write_file(INST "/options/userstacktrace_delay", "0");
+	rmdir(INST);
+	return ok;
 }
 
 int main(int argc, char **argv)
@@ -633,7 +864,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n", CTL,
 			       strerror(errno));
 	tid = gettid_();
-	ksft_set_plan(14);
+	ksft_set_plan(16);
 	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
 		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
 
@@ -650,7 +881,9 @@ int main(int argc, char **argv)
 	ksft_test_result(test_fork(), "fork child inherits nothing\n");
 	ksft_test_result(test_threads(), "threads get distinct cookies\n");
 	ksft_test_result(test_kthread(), "kernel threads are refused\n");
-	ksft_test_result(test_execve(), "execve with a request pending delivers the old stack\n");
+	ksft_test_result(test_execve(), "execve: old stack before the point of no return, new cookie and stack after\n");
+	ksft_test_result(test_bit_reuse(), "a reused bit gets no callback for an entry of its old owner\n");
+	ksft_test_result(test_mm_locked(), "mmap_lock held: addresses alone, option cleared without a stall\n");
 	ctl("cancel f");
 	ksft_finished();
 }
