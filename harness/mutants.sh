@@ -8,6 +8,12 @@
 #   mutants.sh [NAME...]	(default: all)
 . "$(dirname "$0")/lib.sh"
 set +e
+# One host thread for all vCPUs. With multi-threaded TCG, a boot died once
+# with "Oops: int3" in __schedule while a test enabled sched_switch: the
+# tracepoint's static call site is rewritten with text_poke_bp(), and QEMU
+# 7.2 let the other vCPU run the transient int3 after the patch was done.
+# Real CPUs (and single-threaded TCG) see the code change coherently.
+export ACCEL=${ACCEL:-tcg,thread=single}
 
 out=$BUILD/mutants
 mkdir -p "$out"
@@ -43,6 +49,12 @@ only="$*"
 
 mutate no_align kernel/unwind/user.c \
 	$'\tif (cfa & (state->ws - 1))\n\t\treturn -EINVAL;\n' ''
+# uprobes: the uretprobe trampoline is replaced by the real return address,
+# and a uprobe'd "push %rbp" (an int3 in the text) is still recognised.
+mutate uretprobe_no_fixup kernel/unwind/user.c \
+	'state->ip = (*ri)->orig_ret_vaddr;' 'state->ip = state->ip;'
+mutate uprobe_push_int3 arch/x86/include/asm/unwind_user.h \
+	'if (IS_ENABLED(CONFIG_UPROBES) && prev == 0xcc) {' 'if (0) {'
 mutate only_requesters kernel/unwind/deferred.c \
 	$'\t\tif (!(todo & bit))\n\t\t\tcontinue;\n' ''
 mutate fixed_cookie kernel/unwind/deferred.c \
@@ -59,6 +71,13 @@ mutate no_exit_flush kernel/exit.c \
 	$'\tunwind_deferred_flush();\n\n\t/*\n\t * Since sampling' $'\n\t/*\n\t * Since sampling'
 mutate no_exec_flush fs/exec.c \
 	$'\n\t/* Deliver deferred user stacks of the old program while it exists. */\n\tunwind_deferred_flush();\n' ''
+# Contract 13: whom to call comes from the live mask, not the pre-walk one.
+mutate stale_todo kernel/unwind/deferred.c \
+	'todo = READ_ONCE(info->state.mask) & UNWIND_WORK_MASK;' \
+	'todo = state.mask & UNWIND_WORK_MASK;'
+# Contract 11: execve() ends the entry after delivering.
+mutate exec_keeps_entry kernel/unwind/deferred.c \
+	'done = unwind_state_reset(info);' 'done = true;'
 mutate no_scrub kernel/unwind/deferred.c \
 	$'\tfor_each_process_thread(g, t)\n\t\tunwind_task_scrub(t, bit);' \
 	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;'
@@ -71,8 +90,10 @@ mutate perf_not_sb kernel/events/core.c \
 mutate perf_wrong_cookie kernel/events/callchain.c \
 	'perf_callchain_store_context(&ctx, defer_cookie);' \
 	'perf_callchain_store_context(&ctx, defer_cookie + 2);'
-mutate perf_no_attr_check kernel/events/callchain_deferred.c \
-	$'\tif (!attr->defer_callchain)\n\t\treturn true;\n' $'\treturn true;\n'
+# defer_callchain without a user callchain is a no-op, as in mainline.
+mutate perf_attr_einval kernel/events/internal.h \
+	$'perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)\n{\n\treturn true;' \
+	$'perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)\n{\n\treturn !attr->defer_callchain ||\n\t       !attr->exclude_callchain_user;'
 mutate perf_walk_in_place kernel/events/core.c \
 	'defer_cookie = perf_callchain_defer_request();' \
 	'defer_cookie = perf_callchain_defer_request() * 0;'
@@ -84,6 +105,14 @@ mutate ftrace_wrong_cookie kernel/trace/trace_deferred_unwind.c \
 mutate ftrace_no_pgoff kernel/trace/trace_deferred_unwind.c \
 	'frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);' \
 	'frame->offset = ip - v->vm_start;'
+
+# Contract 12: the callback never sleeps on mmap_lock, and clearing the
+# option never waits for a callback under the tracing mutexes.
+mutate ftrace_mmap_sleeps kernel/trace/trace_deferred_unwind.c \
+	'if (mm && !mmap_read_trylock(mm))' 'if (mm && mmap_read_lock_killable(mm))'
+mutate ftrace_cancel_waits kernel/trace/trace_deferred_unwind.c \
+	$'\t\tunwind_deferred_cancel_async(&client->work,\n\t\t\t\t\t     trace_unwind_client_free);' \
+	$'\t\tunwind_deferred_cancel(&client->work);\n\t\tkfree(client);'
 
 # The bench client (lib/tests/): what harness/bench.sh measures must be real.
 mutate bench_lost_callback lib/tests/unwind_deferred_bench.c \

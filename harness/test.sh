@@ -12,6 +12,12 @@
 . "$(dirname "$0")/lib.sh"
 
 set +e
+# One host thread for all vCPUs. With multi-threaded TCG, a boot died once
+# with "Oops: int3" in __schedule while a test enabled sched_switch: the
+# tracepoint's static call site is rewritten with text_poke_bp(), and QEMU
+# 7.2 let the other vCPU run the transient int3 after the patch was done.
+# Real CPUs (and single-threaded TCG) see the code change coherently.
+export ACCEL=${ACCEL:-tcg,thread=single}
 logs=$BUILD/logs
 mkdir -p "$logs"
 res=$logs/results.txt

@@ -13,9 +13,9 @@
  * Without an arch hook, assume the topmost frame already set up its frame
  * pointer, like every other frame.
  */
-static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
-						  unsigned int ws,
-						  struct unwind_user_frame *frame)
+static inline bool
+arch_unwind_user_topmost_frame(const struct unwind_user_state *state,
+			       struct unwind_user_frame *frame)
 {
 	return false;
 }

@@ -20,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
+#include <linux/uprobes.h>
 #include <linux/unwind_user.h>
 #include <kunit/visibility.h>
 
@@ -46,7 +47,7 @@ static int unwind_user_next(struct unwind_user_state *state)
 
 	if (state->topmost) {
 		state->topmost = false;
-		arch_unwind_user_topmost_frame(state->ip, state->ws, &frame);
+		arch_unwind_user_topmost_frame(state, &frame);
 	}
 
 	if (frame.use_fp) {
@@ -90,6 +91,44 @@ static int unwind_user_next(struct unwind_user_state *state)
 	return 0;
 }
 
+#ifdef CONFIG_UPROBES
+/*
+ * A pending uretprobe replaces its function's return address on the stack
+ * with the address of the uprobes trampoline. Put the original back, as
+ * perf's in-place callchains do: the task's return instances, innermost
+ * first, answer the trampoline addresses met going up the stack, in order.
+ * Only for the current task, whose utask cannot change during the walk.
+ */
+static void unwind_user_uretprobe_fixup(struct unwind_user_state *state,
+					struct return_instance **ri)
+{
+	if (!*ri || state->ip != uprobe_get_trampoline_vaddr())
+		return;
+	state->ip = (*ri)->orig_ret_vaddr;
+	*ri = (*ri)->next;
+}
+
+static struct return_instance *unwind_user_return_instances(void)
+{
+	struct uprobe_task *utask = current->utask;
+
+	return utask ? utask->return_instances : NULL;
+}
+#else
+struct return_instance;
+
+static inline void
+unwind_user_uretprobe_fixup(struct unwind_user_state *state,
+			    struct return_instance **ri)
+{
+}
+
+static inline struct return_instance *unwind_user_return_instances(void)
+{
+	return NULL;
+}
+#endif
+
 /*
  * Walk from @state, recording the current frame and then each caller, until
  * the chain ends or @max_entries entries were recorded.
@@ -98,6 +137,8 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 				      struct unwind_stacktrace *trace,
 				      unsigned int max_entries)
 {
+	struct return_instance *ri = unwind_user_return_instances();
+
 	might_fault();
 
 	trace->nr = 0;
@@ -105,6 +146,7 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 		trace->entries[trace->nr++] = state->ip;
 		if (unwind_user_next(state))
 			break;
+		unwind_user_uretprobe_fixup(state, &ri);
 	}
 	return 0;
 }

@@ -65,7 +65,7 @@
 #include <linux/uaccess.h>
 #include <linux/unwind_deferred.h>
 #include <linux/vmalloc.h>
-#include <linux/nmi.h>
+#include <asm/nmi.h>
 #include <asm/apic.h>
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>

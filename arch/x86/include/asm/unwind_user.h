@@ -58,25 +58,33 @@ static inline unsigned int arch_unwind_user_word_size(struct pt_regs *regs)
 #define arch_unwind_user_topmost_frame arch_unwind_user_topmost_frame
 /**
  * arch_unwind_user_topmost_frame - detect a topmost frame not yet set up
- * @ip: user instruction address the task entered the kernel from
- * @ws: user word size
+ * @state: the walker's state at the topmost frame: the user instruction
+ *	   address the task entered the kernel from, its stack and frame
+ *	   pointers and word size
  * @frame: filled in with the frame layout when detected
  *
  * An interrupt, exception or probe can stop a task on a function's first
  * instructions, before it saved its caller's frame pointer. A plain frame
- * pointer walk would then skip the caller. Look at the code at @ip: ENDBR or
- * "push %rbp" mean nothing but the return address is on the stack yet;
- * "mov %rsp,%rbp" right after "push %rbp" means the frame pointer was pushed
- * but not yet set.
+ * pointer walk would then skip the caller. Look at the code at the address:
+ * ENDBR or "push %rbp" mean nothing but the return address is on the stack
+ * yet; "mov %rsp,%rbp" right after "push %rbp" means the frame pointer was
+ * pushed but not yet set.
+ *
+ * A uprobe on that "push %rbp" leaves an int3 (0xcc) in its place, while
+ * uprobes has already carried the push out (emulated or single-stepped)
+ * by the time the walk runs. Then the word at the stack pointer is the
+ * pushed frame pointer, still equal to the frame pointer register, and that
+ * is what identifies the case.
  *
  * Context: task context; reads user memory and may fault.
  * Return: true when @frame was filled in.
  */
-static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
-						  unsigned int ws,
-						  struct unwind_user_frame *frame)
+static inline bool
+arch_unwind_user_topmost_frame(const struct unwind_user_state *state,
+			       struct unwind_user_frame *frame)
 {
-	const u8 __user *p = (const u8 __user *)ip;
+	const u8 __user *p = (const u8 __user *)state->ip;
+	unsigned int ws = state->ws;
 	u8 insn[4], prev;
 
 	if (get_user(insn[0], p))
@@ -109,8 +117,26 @@ static inline bool arch_unwind_user_topmost_frame(unsigned long ip,
 	if (!((insn[0] == 0x89 && insn[1] == 0xe5) ||
 	      (insn[0] == 0x8b && insn[1] == 0xec)))
 		return false;
-	if (get_user(prev, p - 1) || prev != 0x55)
+	if (get_user(prev, p - 1))
 		return false;
+	if (IS_ENABLED(CONFIG_UPROBES) && prev == 0xcc) {	/* uprobe'd push */
+		unsigned long pushed;
+
+		if (ws == 8) {
+			if (get_user(pushed, (const unsigned long __user *)state->sp))
+				return false;
+		} else {
+			u32 word;
+
+			if (get_user(word, (const u32 __user *)state->sp))
+				return false;
+			pushed = word;
+		}
+		if (pushed != state->fp)
+			return false;
+	} else if (prev != 0x55) {
+		return false;
+	}
 	*frame = arch_unwind_user_pushed_frame(ws);
 	return true;
 }

@@ -853,6 +853,133 @@ out:
 	return ok;
 }
 
+/*
+ * uprobes (a real uprobe and a real uretprobe, through tracefs): a uprobe on
+ * up_callee()'s "push %rbp" and a uretprobe on up_caller() record events in
+ * an instance with userstacktrace_delay. The uprobe's deferred stack must
+ * start after the push (uprobes carried it out) and go on with up_caller()
+ * (not skip it, although the code there now reads int3) and then with the
+ * real return address of up_caller(), not the uretprobe trampoline that
+ * replaces it on the stack.
+ */
+#define UPINST		TRACEFS "/instances/unwind_up"
+
+static unsigned long up_ret_in_caller, up_test_ret;
+
+static void __attribute__((noinline)) up_callee(void)
+{
+	up_ret_in_caller = (unsigned long)__builtin_return_address(0);
+	asm volatile("" ::: "memory");
+}
+
+static void __attribute__((noinline)) up_caller(void)
+{
+	/* Taken once, before the uretprobe replaces it on the stack. */
+	if (!up_test_ret)
+		up_test_ret = (unsigned long)__builtin_return_address(0);
+	up_callee();
+	asm volatile("" ::: "memory");
+}
+
+static void __attribute__((noinline)) up_test_call(void)
+{
+	up_caller();
+	asm volatile("" ::: "memory");
+}
+
+/* The file offset of @addr in the executable, from /proc/self/maps. */
+static long file_offset(unsigned long addr)
+{
+	unsigned long start, end, off;
+	char line[512];
+	long ret = -1;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &off) == 3 &&
+		    addr >= start && addr < end) {
+			ret = addr - start + off;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+static int test_uprobes(void)
+{
+	static char buf[1 << 16];
+	unsigned long push = 0, fr[4];
+	const unsigned char *p = (const unsigned char *)up_callee;
+	char exe[256], cmd[600], *line, *save;
+	int i, fd, n, len = 0, nf = -1, ok = 0, seen = 0;
+	ssize_t el;
+
+	for (i = 0; i < 8; i++)
+		if (p[i] == 0x55 && p[i + 1] == 0x48 && p[i + 2] == 0x89 && p[i + 3] == 0xe5)
+			push = (unsigned long)&p[i];
+	if (!push)
+		return fail(__LINE__, "no push %%rbp; mov %%rsp,%%rbp in up_callee\n");
+	el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (el <= 0)
+		return fail(__LINE__, "readlink\n");
+	exe[el] = '\0';
+
+	/* The return addresses, taken without probes. */
+	up_test_call();
+	mkdir(UPINST, 0755);
+	snprintf(cmd, sizeof(cmd), "p:unwind_up/push %s:0x%lx\nr:unwind_up/ret %s:0x%lx\n",
+		 exe, file_offset(push), exe, file_offset((unsigned long)up_caller));
+	if (write_file(TRACEFS "/uprobe_events", cmd) ||
+	    write_file(UPINST "/events/unwind_up/enable", "1") ||
+	    write_file(UPINST "/options/userstacktrace_delay", "1")) {
+		fail(__LINE__, "cannot set up the probes: %s\n", cmd);
+		goto out;
+	}
+	up_test_call();
+	write_file(UPINST "/events/unwind_up/enable", "0");
+
+	fd = open(UPINST "/trace", O_RDONLY);
+	if (fd < 0) {
+		fail(__LINE__, "open trace\n");
+		goto out;
+	}
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	/* The stack whose first frame is right after the probed push. */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "<user unwind stack>")) {
+			nf = 0;
+			continue;
+		}
+		if (nf < 0 || nf >= 4 || strncmp(line, " => ", 4))
+			continue;
+		fr[nf++] = strtoul(line + 4, NULL, 16);
+		if (nf == 4 && fr[0] == push + 1) {
+			seen = 1;
+			if (fr[1] != up_ret_in_caller)
+				fail(__LINE__, "frame 1 is %#lx, want up_caller's %#lx (skipped?)\n",
+				     fr[1], up_ret_in_caller);
+			else if (fr[2] != up_test_ret)
+				fail(__LINE__, "frame 2 is %#lx, want %#lx (uretprobe trampoline?)\n",
+				     fr[2], up_test_ret);
+			else
+				ok = 1;
+		}
+	}
+	if (!seen)
+		fail(__LINE__, "no deferred stack starting at %#lx\n", push + 1);
+out:
+	write_file(UPINST "/options/userstacktrace_delay", "0");
+	rmdir(UPINST);
+	write_file(TRACEFS "/uprobe_events", "-:unwind_up/push\n");
+	write_file(TRACEFS "/uprobe_events", "-:unwind_up/ret\n");
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--after-exec"))
@@ -864,7 +991,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n", CTL,
 			       strerror(errno));
 	tid = gettid_();
-	ksft_set_plan(16);
+	ksft_set_plan(17);
 	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
 		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
 
@@ -884,6 +1011,7 @@ int main(int argc, char **argv)
 	ksft_test_result(test_execve(), "execve: old stack before the point of no return, new cookie and stack after\n");
 	ksft_test_result(test_bit_reuse(), "a reused bit gets no callback for an entry of its old owner\n");
 	ksft_test_result(test_mm_locked(), "mmap_lock held: addresses alone, option cleared without a stall\n");
+	ksft_test_result(test_uprobes(), "uprobe on push %%rbp and pending uretprobe: exact frames\n");
 	ctl("cancel f");
 	ksft_finished();
 }
