@@ -39,19 +39,16 @@ extern const u8 *sframe_shim_buf;
 extern size_t sframe_shim_len;
 
 /*
- * The reader must have checked [off, off + len) against the section already
- * (the kernel's accessor would read whatever user memory lies there). A
- * read outside the buffer is therefore a reader bug: abort, so that the
- * fuzzer reports it as a crash instead of it passing as a fault.
+ * Direct mode (the KUnit cases built for user space): sframe_start is a
+ * real address in this process, and [lo, hi) the memory standing for the
+ * mapped user pages; a read anywhere else is a fault, as in the kernel.
  */
-static inline int sframe_access(const struct sframe_section *sec,
-				unsigned long off, void *buf, size_t len)
-{
-	(void)sec;
-	if (off > sframe_shim_len || len > sframe_shim_len - off)
-		abort();
-	memcpy(buf, sframe_shim_buf + off, len);
-	return 0;
-}
+extern unsigned long sframe_shim_lo, sframe_shim_hi;
+
+#ifdef SFRAME_SHIM_IMPL
+/* Defined in sframe_user.c, once struct sframe_section is complete. */
+static int sframe_access(const struct sframe_section *sec, unsigned long off,
+			 void *buf, size_t len);
+#endif
 
 #endif

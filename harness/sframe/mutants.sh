@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Mutants of the SFrame reader: each must make the user-space KUnit run
+# (sframe-kunit) or check.sh fail. Builds each mutant in a scratch copy.
+# Usage: mutants.sh [SCRATCH_DIR]
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+MAIN=$(cd "$HERE/../.." && pwd)
+SCRATCH=${1:-$MAIN/build/sframe-mutants}
+
+mutate() {	# name, python replace old, new
+	local name=$1 old=$2 new=$3 dir=$SCRATCH/$1
+	rm -rf "$dir"
+	mkdir -p "$dir/kernel/unwind" "$dir/lib/tests" "$dir/harness" \
+		"$dir/include/linux"
+	cp "$MAIN/include/linux/unwind_user_types.h" "$dir/include/linux/"
+	cp "$MAIN"/kernel/unwind/sframe.[ch] "$dir/kernel/unwind/"
+	cp "$MAIN/lib/tests/sframe_kunit.c" "$dir/lib/tests/"
+	cp -r "$HERE" "$dir/harness/sframe"
+	rm -rf "$dir/harness/sframe/testprog/"*.o
+	python3 - "$dir/kernel/unwind/sframe.c" "$old" "$new" <<'PY' || return 1
+import sys
+p, old, new = sys.argv[1:]
+s = open(p).read()
+if old not in s:
+    sys.exit("mutation site not found: " + old)
+open(p, "w").write(s.replace(old, new, 1))
+PY
+	make -s -C "$dir/harness/sframe" MAIN="$dir" OUT="$dir/out" \
+		"$dir/out/sframe-kunit" "$dir/out/sframe-lookup" 2>/dev/null || {
+		echo "not ok - $name: does not build"; return 1; }
+	if "$dir/out/sframe-kunit" >"$dir/kunit.log" 2>&1 &&
+	   "$dir/harness/sframe/check.sh" "$dir/out" >"$dir/check.log" 2>&1; then
+		echo "not ok - $name: survived"
+		return 1
+	fi
+	echo "ok - $name: killed"
+}
+
+fail=0
+mutate fde-search-off-by-one 'if (fde.func_start <= ip) {' \
+	'if (fde.func_start < ip) {' || fail=1
+mutate pcmask-ignored '		ip_off %= fde->rep_size;' '' || fail=1
+mutate no-bounds-check '	if (off > limit || len > limit - off)
+		return -EINVAL;' '	(void)limit;' || fail=1
+mutate text-range-unchecked '	ret = sframe_check_fde_range(sec, &fde);
+	if (ret)
+		return ret;
+	/* Between' '	/* Between' || fail=1
+mutate pcrel-ignored '		base += off;' '' || fail=1
+mutate v3-attrs-not-skipped '		fre_rel += SFRAME_V3_ATTR_SIZE;' '' || fail=1
+mutate fp-offset-dropped '		frame->fp_off = word[1];' '		frame->fp_off = 0;' || fail=1
+mutate fre-scan-off-by-one '		if (fre.start > ip_off)' '		if (fre.start >= ip_off)' || fail=1
+mutate outermost-ignored '		return SFRAME_OUTERMOST;' '		return -ENOENT;' || fail=1
+mutate sign-of-1-byte-words '			word[i] = (s8)p[0];' '			word[i] = p[0];' || fail=1
+exit $fail
