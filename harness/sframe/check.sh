@@ -25,11 +25,11 @@ gcc $CFLAGS -fPIC -shared -o "$OUT/lib.so" "$HERE/testprog/lib.c"
 gcc $CFLAGS -fPIE -pie -o "$OUT/prog-pie" "$HERE/testprog/prog.c"
 gcc $CFLAGS -fno-pie -no-pie -o "$OUT/prog-nopie" "$HERE/testprog/prog.c"
 
-python3 - "$OUT/sframe-lookup" "$OUT/prog" "$OUT/lib.so" "$OUT/prog-pie" \
+python3 - "$OUT/sframe-lookup" "$HERE/convert.py" "$OUT/prog" "$OUT/lib.so" "$OUT/prog-pie" \
 	"$OUT/prog-nopie" <<'PY'
 import re, subprocess, sys
 
-tool, files = sys.argv[1], sys.argv[2:]
+tool, CONVERT, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 RA_FIXED = -8          # AMD64: the header's fixed RA offset
 PLT_BLOCK = 16         # V1 PCMASK block on AMD64 (V2/V3 carry it)
 n = 0
@@ -107,6 +107,33 @@ for path in files:
         print("#   %#x: readelf says %r, sframe_find() says %r" % (a, want, have))
     tap(not bad and len(fdes) > 0,
         "%s (%s): %d FDEs, %d addresses match readelf --sframe" % (path, ver, len(fdes), len(addrs)))
+
+    # The same functions re-encoded as V2 (both start encodings) and V3
+    # (both) by convert.py must give exactly the same answers.
+    raw = path + ".sframe"
+    subprocess.run(["objcopy", "-O", "binary", "--only-section=.sframe", path, raw], check=True)
+    secaddr = None
+    for line in subprocess.run(["readelf", "-SW", path], check=True, capture_output=True,
+                               text=True).stdout.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+\.sframe\s+\S+\s+([0-9a-f]+)", line)
+        if m:
+            secaddr = int(m.group(1), 16)
+    lo = min(f["pc"] for f in fdes)
+    hi = max(f["pc"] + f["size"] for f in fdes)
+    for v, enc in ((2, ""), (2, "pcrel"), (3, ""), (3, "pcrel")):
+        conv = "%s.v%d%s" % (raw, v, enc)
+        subprocess.run([CONVERT, raw, conv,
+                        hex(secaddr), str(v)] + ([enc] if enc else []), check=True)
+        res = subprocess.run([tool, "-v", "-r", conv, hex(secaddr), hex(lo), hex(hi)] +
+                             [hex(a) for a in addrs], check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+        got = {int(l.split(" ", 1)[0], 16): l.split(" ", 1)[1] for l in res[1:]}
+        bad = [(a, queries[a], got.get(a)) for a in addrs if got.get(a) != queries[a]]
+        for a, want, have in bad[:10]:
+            print("#   %#x: V1 says %r, V%d%s says %r" % (a, want, v, enc, have))
+        tap(res[0] == "validate 0" and not bad,
+            "%s as V%d%s: validates, same %d answers as V1" % (path, v,
+            " (PC-relative)" if enc else " (section-relative)", len(addrs)))
 
 print("1..%d" % n)
 sys.exit(1 if fails else 0)

@@ -4,6 +4,10 @@
  * an ELF file and print the frame it gives for each address.
  *
  *   sframe-lookup [-v] FILE ADDR...
+ *   sframe-lookup [-v] -r RAW SECADDR TEXT_START TEXT_END ADDR...
+ *
+ * The second form reads a raw section (for instance one convert.py wrote)
+ * that the program would have at SECADDR, covering [TEXT_START, TEXT_END).
  *
  * One line per address: "ADDR ok BASE CFA_OFF RA_OFF FP_OFF" (BASE is sp or
  * fp, FP_OFF 0 when the frame pointer is not saved), "ADDR outermost", or
@@ -111,10 +115,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [-v] FILE ADDR...\n", argv[0]);
 		return 2;
 	}
-	elf = read_file(argv[i], &len);
-	if (!elf || find_sframe(elf, len, &sec, &off)) {
-		fprintf(stderr, "%s: no readable .sframe section\n", argv[i]);
-		return 1;
+	if (!strcmp(argv[i], "-r")) {
+		if (i + 4 >= argc) {
+			fprintf(stderr, "-r RAW SECADDR TEXT_START TEXT_END\n");
+			return 2;
+		}
+		elf = read_file(argv[i + 1], &len);
+		if (!elf)
+			return 1;
+		off = 0;
+		sec.sframe_start = strtoul(argv[i + 2], NULL, 0);
+		sec.sframe_end = sec.sframe_start + len;
+		sec.text_start = strtoul(argv[i + 3], NULL, 0);
+		sec.text_end = strtoul(argv[i + 4], NULL, 0);
+		i += 4;
+	} else {
+		elf = read_file(argv[i], &len);
+		if (!elf || find_sframe(elf, len, &sec, &off)) {
+			fprintf(stderr, "%s: no readable .sframe section\n",
+				argv[i]);
+			return 1;
+		}
 	}
 	/* The shim reads a private copy of exactly the section's bytes. */
 	sframe_shim_len = sec.sframe_end - sec.sframe_start;
