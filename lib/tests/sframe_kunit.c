@@ -846,3 +846,4 @@ kunit_test_suite(sframe_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the SFrame reader");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

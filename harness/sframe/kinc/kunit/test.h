@@ -20,6 +20,7 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MODULE_DESCRIPTION(s)
 #define MODULE_LICENSE(s)
+#define MODULE_IMPORT_NS(ns)
 
 struct kunit {
 	const char	*name;
