@@ -18,8 +18,10 @@
  * never be seen out of step, wherever an NMI lands.
  *
  * Registered works are on an RCU list. Callbacks run under SRCU so that they
- * may sleep; requests run with preemption disabled so that synchronize_rcu()
- * waits for requests in flight.
+ * may fault; requests run with preemption disabled so that synchronize_rcu()
+ * waits for requests in flight. The walk itself runs outside SRCU, so that
+ * unwind_deferred_cancel() never waits for a walk that user space can make
+ * as slow as it likes.
  */
 
 #include <linux/kernel.h>
@@ -134,8 +136,9 @@ EXPORT_SYMBOL_IF_KUNIT(unwind_state_take_pending);
 /*
  * End the entry: clear mask, cookie and completed bits. If a request (from an
  * NMI that hit after the task_work ran) is still pending, keep everything:
- * the task_work runs on the next return to user space, with the same cookie,
- * and the user stack has not changed in between. Returns true if reset.
+ * the task_work runs on the next return to user space, with the same cookie
+ * and the trace cached for it (or, if no walk happened yet, the stack as it
+ * is then). Returns true if reset; the cached trace is then dropped too.
  *
  * Context: the task owning @info, interrupts disabled.
  */
@@ -218,7 +221,9 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 		unwind_user(&walk, UNWIND_MAX_ENTRIES);
 		cache->nr_entries = walk.nr;
 		cache->cookie = cookie;
+#ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
 		info->nr_walks++;
+#endif
 	}
 
 	trace->nr = cache->nr_entries;

@@ -3,7 +3,7 @@
  * Frame-pointer walker for user-space stacks.
  *
  * The walker runs in the context of the task whose stack it walks, with the
- * task stopped in the kernel, so the user stack cannot change under it. It
+ * task stopped in the kernel, so no user code changes the stack under it. It
  * reads user memory only through get_user(), which may fault pages in and
  * sleep: callers must be in task context with page faults enabled. Callers
  * that sample from NMI or IRQ context defer the walk to task context (see

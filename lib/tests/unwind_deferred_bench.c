@@ -28,8 +28,8 @@
  * since the last reset and the frames they were given.
  * exits (read): "pid=P comm=C walks=W" per task that exited while watched.
  *
- * The commands serialize on bench_mutex, except "fire", which only reads the
- * registered tracers; "tracers" must not run while another task fires.
+ * The commands serialize on bench_mutex ("fire" included, so that "tracers"
+ * cannot cancel a work it is requesting with).
  */
 
 #include <linux/atomic.h>
@@ -130,7 +130,9 @@ static int bench_fire(int k)
 	u64 cookie;
 	int i, ret;
 
-	if (k < 0 || k > READ_ONCE(bench_nr_tracers))
+	/* "tracers" must not cancel or register works under our requests. */
+	guard(mutex)(&bench_mutex);
+	if (k < 0 || k > bench_nr_tracers)
 		return -EINVAL;
 	for (i = 0; i < k; i++) {
 		ret = unwind_deferred_request(&bench_works[i], &cookie);

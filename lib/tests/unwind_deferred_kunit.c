@@ -434,7 +434,9 @@ static void ud_kthread_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, trace.nr, 0);
 	KUNIT_EXPECT_NULL(test, trace.entries);
 	KUNIT_EXPECT_NULL(test, info->cache);
+#ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
 	KUNIT_EXPECT_EQ(test, info->nr_walks, 0);
+#endif
 	ud_expect_state(test, info, 0, 0);
 }
 

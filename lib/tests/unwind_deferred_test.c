@@ -122,6 +122,7 @@ struct ut_batch {
 	u16		again[UT_MAX_TRACERS];		/* later ones that returned 1 */
 	u64		cookie[UT_MAX_TRACERS];
 	atomic_t	done;
+	struct completion kdone;		/* the kernel thread is done */
 };
 
 static void ut_log_add(const struct ut_rec *rec)
@@ -278,7 +279,11 @@ static int ut_nmi_handler(unsigned int type, struct pt_regs *regs)
 
 static int ut_kthread_fn(void *data)
 {
-	ut_batch_run(data);
+	struct ut_batch *b = data;
+
+	ut_batch_run(b);
+	/* The last use of @b: the waiter frees it. */
+	complete(&b->kdone);
 	return 0;
 }
 
@@ -323,13 +328,14 @@ static int ut_request(u64 mask, enum ut_ctx ctx, int count)
 		mutex_unlock(&ut_irq_mutex);
 		break;
 	case UT_KTHREAD:
+		/* No timeout: @b must outlive the thread's use of it. */
+		init_completion(&b->kdone);
 		k = kthread_run(ut_kthread_fn, b, "unwind_test");
 		if (IS_ERR(k)) {
 			ret = PTR_ERR(k);
 			break;
 		}
-		if (!ut_batch_wait(b))
-			ret = -ETIMEDOUT;
+		wait_for_completion(&b->kdone);
 		break;
 	default:
 		ret = -EINVAL;
