@@ -87,4 +87,28 @@ static inline int sframe_access(const struct sframe_section *sec,
 }
 #endif
 
+#ifdef CONFIG_UNWIND_USER_SFRAME
+struct sframe_vma_info;
+
+/**
+ * struct unwind_user_sframe - what one walk knows about the mapping last met
+ * @start:	start of that mapping
+ * @end:	its end
+ * @info:	its SFrame section, with a reference, or NULL
+ * @bias:	the load bias of its file
+ * @none:	the mapping has no usable section
+ */
+struct unwind_user_sframe {
+	unsigned long		start;
+	unsigned long		end;
+	struct sframe_vma_info	*info;
+	unsigned long		bias;
+	bool			none;
+};
+
+int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
+			    struct unwind_user_frame *frame);
+void unwind_user_sframe_done(struct unwind_user_sframe *w);
+#endif /* CONFIG_UNWIND_USER_SFRAME */
+
 #endif /* _KERNEL_UNWIND_SFRAME_H */

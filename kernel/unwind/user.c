@@ -24,6 +24,10 @@
 #include <linux/unwind_user.h>
 #include <kunit/visibility.h>
 
+#include "sframe.h"
+
+struct unwind_user_sframe;
+
 /* Read one user word of the walked task's size into @val. */
 static int unwind_user_read(const struct unwind_user_state *state,
 			    unsigned long addr, unsigned long *val)
@@ -39,16 +43,48 @@ static int unwind_user_read(const struct unwind_user_state *state,
 	return get_user(*val, (const unsigned long __user *)addr);
 }
 
-/* Step from the frame in @state to its caller. Returns 0 on success. */
-static int unwind_user_next(struct unwind_user_state *state)
+/*
+ * The frame rule for the frame in @state: from its SFrame section if its
+ * code has one, else the frame-pointer layout (adjusted for a topmost frame
+ * stopped before its frame was set up). Returns %SFRAME_OUTERMOST when the
+ * section marks the outermost frame.
+ */
+static int unwind_user_frame_rule(struct unwind_user_state *state,
+				  struct unwind_user_sframe *sw,
+				  struct unwind_user_frame *frame)
 {
-	struct unwind_user_frame frame = arch_unwind_user_fp_frame(state->ws);
+	bool topmost = state->topmost;
+
+	state->topmost = false;
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	/*
+	 * A return address may be the first byte after the function (a call
+	 * to a noreturn function): look up the call instruction instead.
+	 * SFrame describes 64-bit code only.
+	 */
+	if (sw && state->ws == sizeof(u64)) {
+		int ret = unwind_user_sframe_find(sw, topmost ? state->ip :
+						  state->ip - 1, frame);
+
+		if (ret >= 0)
+			return ret;
+	}
+#endif
+	*frame = arch_unwind_user_fp_frame(state->ws);
+	if (topmost)
+		arch_unwind_user_topmost_frame(state, frame);
+	return 0;
+}
+
+/* Step from the frame in @state to its caller. Returns 0 on success. */
+static int unwind_user_next(struct unwind_user_state *state,
+			    struct unwind_user_sframe *sw)
+{
+	struct unwind_user_frame frame;
 	unsigned long base, cfa, ra, fp;
 
-	if (state->topmost) {
-		state->topmost = false;
-		arch_unwind_user_topmost_frame(state, &frame);
-	}
+	if (unwind_user_frame_rule(state, sw, &frame))
+		return -ENOENT;
 
 	if (frame.use_fp) {
 		/* A zero frame pointer marks the outermost frame. */
@@ -138,16 +174,25 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 				      unsigned int max_entries)
 {
 	struct return_instance *ri = unwind_user_return_instances();
+	struct unwind_user_sframe *sw = NULL;
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	struct unwind_user_sframe sframe = { };
+
+	sw = &sframe;
+#endif
 
 	might_fault();
 
 	trace->nr = 0;
 	while (trace->nr < max_entries) {
 		trace->entries[trace->nr++] = state->ip;
-		if (unwind_user_next(state))
+		if (unwind_user_next(state, sw))
 			break;
 		unwind_user_uretprobe_fixup(state, &ri);
 	}
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	unwind_user_sframe_done(sw);
+#endif
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_user_walk);

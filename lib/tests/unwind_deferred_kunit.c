@@ -413,6 +413,46 @@ static void ud_zeroed_work(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, uw->w[0].list.next);
 }
 
+/*
+ * Registering a work that is registered already must fail and change
+ * nothing: a second list_add_rcu() would corrupt the list, and a second bit
+ * would leak.
+ */
+static void ud_init_twice(struct kunit *test)
+{
+	struct ud_works *uw = ud_works_alloc(test);
+	int bit;
+
+	KUNIT_ASSERT_EQ(test, ud_register(uw, 0), 0);
+	bit = uw->w[0].bit;
+	KUNIT_EXPECT_EQ(test, unwind_deferred_init(&uw->w[0], ud_nop_cb),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, uw->w[0].bit, bit);
+	/* The bit is still the work's: the next tracer gets another one. */
+	KUNIT_ASSERT_EQ(test, ud_register(uw, 1), 0);
+	KUNIT_EXPECT_NE(test, uw->w[1].bit, bit);
+}
+
+/*
+ * Ending an entry drops the cached trace: after a counter wrap, a later
+ * entry with the same cookie must be walked anew, not given a stale trace.
+ */
+static void ud_reset_drops_cache(struct kunit *test)
+{
+	struct unwind_task_info *info = ud_info_alloc(test);
+	u64 cookie;
+
+	info->cache = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info->cache);
+	KUNIT_ASSERT_EQ(test, ud_request(info, UD_BIT_A, &cookie), 2);
+	unwind_state_take_pending(info);
+	info->cache->cookie = cookie;
+	info->cache->nr_entries = 3;
+	KUNIT_EXPECT_TRUE(test, ud_reset(info));
+	KUNIT_EXPECT_EQ(test, info->cache->cookie, 0);
+	info->cache = NULL;
+}
+
 /* The KUnit thread is a kernel thread: it has no user stack to unwind. */
 static void ud_kthread_refused(struct kunit *test)
 {
@@ -496,6 +536,8 @@ static struct kunit_case unwind_deferred_cases[] = {
 	KUNIT_CASE(ud_bits),
 	KUNIT_CASE(ud_zeroed_work),
 	KUNIT_CASE(ud_kthread_refused),
+	KUNIT_CASE(ud_init_twice),
+	KUNIT_CASE(ud_reset_drops_cache),
 	KUNIT_CASE(ud_cancel_scrubs),
 	{}
 };
