@@ -30,15 +30,17 @@ else
 	git -C "$am" am --abort >/dev/null 2>&1 || true
 fi
 
+mapfile -t steps < <(series_steps)
+k=0
 for p in "$out"/*.patch; do
 	name=$(basename "$p" .patch)
 	# A step may name checkpatch types it must ignore, with the reason, in
-	# series/NNNN-*/checkpatch-ignore ('#' lines are comments).
+	# series/NNNN-*/checkpatch-ignore ('#' lines are comments). The k-th
+	# exported patch is the k-th step.
+	f=${steps[k]}/checkpatch-ignore
+	k=$((k + 1))
 	ignore=()
-	for f in "$SERIES_DIR/${name%%-*}"-*/checkpatch-ignore; do
-		[ -f "$f" ] || continue
-		ignore=(--ignore "$(grep -v '^#' "$f" | paste -sd, -)")
-	done
+	[ ! -f "$f" ] || ignore=(--ignore "$(grep -v '^#' "$f" | paste -sd, -)")
 	if (cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --color=never \
 		"${ignore[@]}" "$p") \
 		>"$BUILD/checkpatch-$name.log" 2>&1; then
