@@ -25,6 +25,11 @@ build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
 build unwind_bench "$REPO/harness/bench/unwind_bench.c" -pthread
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
+# Without frame pointers, with an SFrame section (Debian 12's as: version 1).
+if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
+	build unwind_user_sframe "$st/unwind/unwind_user_sframe.c" \
+		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
+fi
 if [ -f "$st/unwind/unwind_deferred.c" ]; then
 	build unwind_deferred "$st/unwind/unwind_deferred.c" -pthread
 	build unwind_deferred_stress "$st/unwind/unwind_deferred_stress.c" -pthread

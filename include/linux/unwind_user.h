@@ -41,4 +41,14 @@ static inline int unwind_user(struct unwind_stacktrace *trace,
 
 #endif /* CONFIG_UNWIND_USER */
 
+struct vm_area_struct;
+
+#ifdef CONFIG_UNWIND_USER_SFRAME
+void sframe_vma_dup(struct vm_area_struct *vma);
+void sframe_vma_free(struct vm_area_struct *vma);
+#else
+static inline void sframe_vma_dup(struct vm_area_struct *vma) {}
+static inline void sframe_vma_free(struct vm_area_struct *vma) {}
+#endif
+
 #endif /* _LINUX_UNWIND_USER_H */

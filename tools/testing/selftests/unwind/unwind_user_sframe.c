@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walk the user stack of a program built without frame pointers, through
+ * its SFrame section, and compare it with the program's own call chain,
+ * main -> a -> b -> c.
+ *
+ * Built with -O2 -fomit-frame-pointer -Wa,--gsframe: no function keeps a
+ * frame pointer, and each keeps some stack of its own, so the CFA of every
+ * frame is the stack pointer plus a function-specific offset that only the
+ * SFrame section knows. c() makes a read() of the test client's user_stack
+ * file with an inline system call instruction and, for that instruction
+ * only, sets RBP to 1: a frame-pointer walk would stop at the first frame,
+ * so only an SFrame walk can find the callers. Each function records its
+ * own return address, so the expected trace is exact.
+ */
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "../kselftest.h"
+
+#define DEPTH		4	/* c, b, a, main */
+#define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
+
+static unsigned long expected[DEPTH];
+static char buf[4096];
+static long nread;
+static int fd;
+
+/* Keep @n bytes of stack in use, so that each frame has its own size. */
+#define USE_STACK(n)							\
+	do {								\
+		volatile char pad[n];					\
+		pad[0] = 1;						\
+		asm volatile("" : : "r" (pad) : "memory");		\
+	} while (0)
+
+static void c(void)
+{
+	unsigned long ip;
+	long ret;
+
+	USE_STACK(40);
+	expected[1] = (unsigned long)__builtin_return_address(0);
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "mov %%rbp, %%r12\n\t"
+		     "mov $1, %%ebp\n\t"
+		     "syscall\n"
+		     "1:\n\t"
+		     "mov %%r12, %%rbp"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (buf),
+		       "d" (sizeof(buf) - 1)
+		     : "rcx", "r11", "r12", "memory");
+	expected[0] = ip;
+	nread = ret;
+}
+
+static void b(void)
+{
+	USE_STACK(200);
+	expected[2] = (unsigned long)__builtin_return_address(0);
+	c();
+	asm volatile("" ::: "memory");	/* no tail call */
+}
+
+static void a(void)
+{
+	USE_STACK(1000);
+	expected[3] = (unsigned long)__builtin_return_address(0);
+	b();
+	asm volatile("" ::: "memory");
+}
+
+int main(void)
+{
+	unsigned long got[64];
+	unsigned int nr, ws, i;
+	char *line, *save;
+
+	ksft_print_header();
+	ksft_set_plan(2);
+
+	fd = open(STACK_FILE, O_RDONLY);
+	if (fd < 0)
+		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
+			       STACK_FILE, strerror(errno));
+	a();
+	if (nread <= 0)
+		ksft_exit_fail_msg("read: %s\n", strerror(-nread));
+	buf[nread] = '\0';
+
+	line = strtok_r(buf, "\n", &save);
+	if (!line || sscanf(line, "nr=%u ws=%u", &nr, &ws) != 2)
+		ksft_exit_fail_msg("bad header\n");
+	for (i = 0; i < nr && i < 64; i++) {
+		line = strtok_r(NULL, "\n", &save);
+		if (!line)
+			ksft_exit_fail_msg("short output\n");
+		got[i] = strtoul(line, NULL, 16);
+	}
+	for (i = 0; i < nr && i < 64; i++)
+		ksft_print_msg("frame %u: %#lx%s\n", i, got[i],
+			       i < DEPTH && got[i] == expected[i] ? "" :
+			       i < DEPTH ? " (mismatch)" : "");
+	for (i = 0; i < DEPTH; i++)
+		ksft_print_msg("expected %u: %#lx\n", i, expected[i]);
+
+	ksft_test_result(nr >= DEPTH, "walked %u frames, want at least %u\n",
+			 nr, DEPTH);
+	for (i = 0; i < DEPTH && i < nr; i++)
+		if (got[i] != expected[i])
+			break;
+	ksft_test_result(i == DEPTH,
+			 "no frame pointers: the SFrame walk matches the call chain exactly\n");
+	ksft_finished();
+}
