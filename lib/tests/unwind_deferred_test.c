@@ -553,9 +553,19 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : count;
 }
 
+/*
+ * Some commands block inside write() (waitpark, mmlock): a stream has no
+ * file position lock, so that other threads can write to the same file
+ * meanwhile.
+ */
+static int ut_ctl_open(struct inode *inode, struct file *file)
+{
+	return stream_open(inode, file);
+}
+
 static const struct file_operations ut_ctl_fops = {
 	.owner	= THIS_MODULE,
-	.open	= simple_open,
+	.open	= ut_ctl_open,
 	.write	= ut_ctl_write,
 };
 
