@@ -30,6 +30,21 @@ if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
 	build unwind_user_sframe "$st/unwind/unwind_user_sframe.c" \
 		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
 fi
+# The same through shared libraries: one linked at startup, one dlopen()ed,
+# and one without SFrame (with frame pointers) that replaces it.
+dso=$st/unwind/unwind_user_sframe_dso.c
+if [ -f "$dso" ]; then
+	dflags="-O2 -g -Wall -Werror -fno-inline -fno-optimize-sibling-calls"
+	sflags="-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
+	fpflags="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+	# shellcheck disable=SC2086
+	{ gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_B -o "$out/libsframe_b.so" "$dso" &&
+	  gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_C -o "$out/libsframe_c.so" "$dso" &&
+	  gcc $dflags $fpflags -fPIC -shared -DSFRAME_LIB_D -o "$out/libsframe_d.so" "$dso" &&
+	  gcc $dflags $sflags -o "$out/unwind_user_sframe_dso" "$dso" \
+		-L"$out" -lsframe_b -ldl -Wl,-rpath,'$ORIGIN'; } ||
+		die "building unwind_user_sframe_dso failed"
+fi
 if [ -f "$st/unwind/unwind_deferred.c" ]; then
 	build unwind_deferred "$st/unwind/unwind_deferred.c" -pthread
 	build unwind_deferred_stress "$st/unwind/unwind_deferred_stress.c" -pthread
