@@ -42,7 +42,7 @@ if [ -f "$dso" ]; then
 	  gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_C -o "$out/libsframe_c.so" "$dso" &&
 	  gcc $dflags $fpflags -fPIC -shared -DSFRAME_LIB_D -o "$out/libsframe_d.so" "$dso" &&
 	  gcc $dflags $sflags -o "$out/unwind_user_sframe_dso" "$dso" \
-		-L"$out" -lsframe_b -ldl -Wl,-rpath,'$ORIGIN'; } ||
+		-L"$out" -Wl,--no-as-needed -lsframe_b -ldl -Wl,-rpath,'$ORIGIN'; } ||
 		die "building unwind_user_sframe_dso failed"
 fi
 if [ -f "$st/unwind/unwind_deferred.c" ]; then

@@ -242,7 +242,7 @@ void (*unwind_deferred_test_hook)(void);
 
 static void unwind_deferred_test_point(void)
 {
-	void (*hook)(void) = READ_ONCE(unwind_deferred_test_hook);
+	typeof(unwind_deferred_test_hook) hook = READ_ONCE(unwind_deferred_test_hook);
 
 	if (hook)
 		hook();

@@ -29,6 +29,7 @@
  */
 
 #include <linux/elf.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -37,6 +38,11 @@
 #include <linux/unwind_user.h>
 
 #include "sframe.h"
+
+/* Not in <uapi/linux/elf.h> yet: GNU's value, as in binutils' elf.h. */
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
 
 /* Cap on the program headers read; real files have about a dozen. */
 #define SFRAME_MAX_PHDRS	64

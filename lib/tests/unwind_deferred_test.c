@@ -77,6 +77,7 @@
 enum ut_ctx {
 	UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE, UT_CALLBACK, UT_EXEC,
 };
+
 static const char * const ut_ctx_names[] = {
 	[UT_TASK] = "task", [UT_IRQ] = "irq", [UT_NMI] = "nmi",
 	[UT_KTHREAD] = "kthread", [UT_PROBE] = "probe",

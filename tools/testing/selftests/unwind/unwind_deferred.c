@@ -634,7 +634,7 @@ static int test_execve(void)
 			return fail(__LINE__, "tracer %d: trace starts at %#lx, not %p\n",
 				    t, cb->ips[0], (void *)exec_ret_ip());
 		if (!(req2->cookie != req->cookie))
-			return fail(__LINE__, "cookie %llx used on both sides of the point of no return\n",
+			return fail(__LINE__, "cookie %llx on both sides of execve\n",
 				    req->cookie);
 	}
 	if (!(cb2 && count(1, child, 2) == 1 && cb2->cookie == req2->cookie))
@@ -645,16 +645,14 @@ static int test_execve(void)
 	return 1;
 }
 
-static volatile int park_done;
+static int park_done;		/* accessed with __atomic builtins */
 static const char *park_cmd, *park_req;
 
 static void *park_thread(void *arg)
 {
 	/* The task_work of this write() parks after its walk or in a callback. */
-	if (ctl("%s", park_cmd) || ctl("%s", park_req))
-		park_done = -1;
-	else
-		park_done = 1;
+	__atomic_store_n(&park_done, ctl("%s", park_cmd) || ctl("%s", park_req) ?
+			 -1 : 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -698,7 +696,7 @@ static int test_bit_reuse(void)
 		return fail(__LINE__, "no request of tracer 2\n");
 	for (i = 0; i < nrecs; i++)
 		if (recs[i].cb && recs[i].tid == ptid)
-			return fail(__LINE__, "tracer %u (gen %u) called back for an entry it never asked in\n",
+			return fail(__LINE__, "tracer %u (gen %u) called back unasked\n",
 				    recs[i].tracer, recs[i].gen);
 	return 1;
 }
@@ -723,12 +721,12 @@ static int write_file(const char *path, const char *val)
  * (creating a thread maps its stack, which needs mmap_lock), wait at
  * mm_start with their stacks touched, then each waits at its own gate.
  */
-static volatile int mm_holder_ret = 1, getppid_done, cleared;
+static int mm_holder_ret = 1, getppid_done, cleared;	/* __atomic */
 static pthread_barrier_t mm_start, caller_gate, parker_gate, clearer_gate;
 
 static void *mm_holder(void *arg)
 {
-	mm_holder_ret = ctl("mmlock");
+	__atomic_store_n(&mm_holder_ret, ctl("mmlock"), __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -737,7 +735,7 @@ static void *mm_caller(void *arg)
 	pthread_barrier_wait(&mm_start);
 	pthread_barrier_wait(&caller_gate);
 	syscall(SYS_getppid);
-	getppid_done = gettid_();
+	__atomic_store_n(&getppid_done, gettid_(), __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -746,7 +744,8 @@ static void *mm_parker(void *arg)
 	pthread_barrier_wait(&mm_start);
 	pthread_barrier_wait(&parker_gate);
 	/* The callback of this write()'s entry parks inside SRCU. */
-	park_done = ctl("park cb") || ctl("request 1 task 1") ? -1 : 1;
+	__atomic_store_n(&park_done, ctl("park cb") || ctl("request 1 task 1") ?
+			 -1 : 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -754,18 +753,19 @@ static void *mm_clearer(void *arg)
 {
 	pthread_barrier_wait(&mm_start);
 	pthread_barrier_wait(&clearer_gate);
-	cleared = write_file(INST "/options/userstacktrace_delay", "0") ? -1 : 1;
+	__atomic_store_n(&cleared, write_file(INST "/options/userstacktrace_delay", "0") ?
+			 -1 : 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 /* Wait up to about 10 s for *@flag; a stall is the failure looked for. */
-static int bounded_wait(volatile int *flag)
+static int bounded_wait(int *flag)
 {
 	int i;
 
-	for (i = 0; i < 10000 && !*flag; i++)
+	for (i = 0; i < 10000 && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
-	return *flag;
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -845,7 +845,7 @@ static int test_mm_locked(void)
 			with_off++;
 	}
 	if (!(frames >= 3 && !with_off))
-		ok = fail(__LINE__, "%d frames, %d with file offsets: want >= 3 with addresses alone\n",
+		ok = fail(__LINE__, "%d frames, %d with offsets: want >= 3, addresses alone\n",
 			  frames, with_off);
 out:
 	write_file(INST "/options/userstacktrace_delay", "0");
@@ -866,13 +866,13 @@ out:
 
 static unsigned long up_ret_in_caller, up_test_ret;
 
-static void __attribute__((noinline)) up_callee(void)
+static void up_callee(void)
 {
 	up_ret_in_caller = (unsigned long)__builtin_return_address(0);
 	asm volatile("" ::: "memory");
 }
 
-static void __attribute__((noinline)) up_caller(void)
+static void up_caller(void)
 {
 	/* Taken once, before the uretprobe replaces it on the stack. */
 	if (!up_test_ret)
@@ -881,7 +881,7 @@ static void __attribute__((noinline)) up_caller(void)
 	asm volatile("" ::: "memory");
 }
 
-static void __attribute__((noinline)) up_test_call(void)
+static void up_test_call(void)
 {
 	up_caller();
 	asm volatile("" ::: "memory");

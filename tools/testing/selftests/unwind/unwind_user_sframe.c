@@ -34,7 +34,7 @@ static int fd;
 /* Keep @n bytes of stack in use, so that each frame has its own size. */
 #define USE_STACK(n)							\
 	do {								\
-		volatile char pad[n];					\
+		char pad[n];						\
 		pad[0] = 1;						\
 		asm volatile("" : : "r" (pad) : "memory");		\
 	} while (0)

@@ -34,7 +34,7 @@ struct chain {
 
 #define USE_STACK(n)							\
 	do {								\
-		volatile char pad[n];					\
+		char pad[n];						\
 		pad[0] = 1;						\
 		asm volatile("" : : "r" (pad) : "memory");		\
 	} while (0)
@@ -84,6 +84,7 @@ long lib_b(struct chain *ch)
 	return ret;
 }
 #else
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -96,9 +97,8 @@ long lib_b(struct chain *ch)
 
 #define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
 
-long lib_b(struct chain *ch);
-
 static char buf[4096];
+static long (*lib_b)(struct chain *ch);
 
 /* Walk from lib_c() of @lib; 1 if the walk matches the chain exactly. */
 static int walk(const char *dir, const char *lib, unsigned long *where)
@@ -156,6 +156,11 @@ int main(void)
 
 	ksft_print_header();
 	ksft_set_plan(2);
+
+	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
+	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
+	if (!lib_b)
+		ksft_exit_fail_msg("dlsym lib_b: %s\n", dlerror());
 
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	if (n <= 0)
