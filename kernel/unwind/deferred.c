@@ -436,12 +436,14 @@ void __unwind_reset_info(void)
  */
 int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 {
+	struct unwind_work *w;
 	int bit;
 
 	guard(mutex)(&unwind_mutex);
 
-	if (work->bit >= UNWIND_FIRST_WORK_BIT)
-		return -EINVAL;
+	list_for_each_entry(w, &unwind_works, list)
+		if (w == work)
+			return -EINVAL;
 	bit = find_next_zero_bit(&unwind_bits_used, BITS_PER_LONG,
 				 UNWIND_FIRST_WORK_BIT);
 	if (bit >= BITS_PER_LONG) {
