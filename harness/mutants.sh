@@ -82,6 +82,11 @@ mutate no_scrub kernel/unwind/deferred.c \
 	$'\tfor_each_process_thread(g, t)\n\t\tunwind_task_scrub(t, bit);' \
 	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;'
 
+# SFrame (contracts 14, 15): frames of code without frame pointers come
+# from the section of the mapped file.
+mutate sframe_not_used kernel/unwind/user.c \
+	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {'
+
 # perf's client (kernel/events/).
 mutate perf_output_all kernel/events/callchain_deferred.c \
 	$'\tif (!event->attr.defer_output)\n\t\treturn;\n' ''
