@@ -975,10 +975,10 @@ static int test_uprobes(void)
 		if (nf == 4 && fr[0] == push + 1) {
 			seen = 1;
 			if (fr[1] != up_ret_in_caller)
-				fail(__LINE__, "frame 1 is %#lx, want up_caller's %#lx (skipped?)\n",
+				fail(__LINE__, "frame 1 is %#lx, want up_caller's %#lx\n",
 				     fr[1], up_ret_in_caller);
 			else if (fr[2] != up_test_ret)
-				fail(__LINE__, "frame 2 is %#lx, want %#lx (uretprobe trampoline?)\n",
+				fail(__LINE__, "frame 2 is %#lx, want %#lx (trampoline?)\n",
 				     fr[2], up_test_ret);
 			else
 				ok = 1;
@@ -1022,10 +1022,14 @@ int main(int argc, char **argv)
 	ksft_test_result(test_fork(), "fork child inherits nothing\n");
 	ksft_test_result(test_threads(), "threads get distinct cookies\n");
 	ksft_test_result(test_kthread(), "kernel threads are refused\n");
-	ksft_test_result(test_execve(), "execve: old stack before the point of no return, new cookie and stack after\n");
-	ksft_test_result(test_bit_reuse(), "a reused bit gets no callback for an entry of its old owner\n");
-	ksft_test_result(test_mm_locked(), "mmap_lock held: addresses alone, option cleared without a stall\n");
-	ksft_test_result(test_uprobes(), "uprobe on push %%rbp and pending uretprobe: exact frames\n");
+	ksft_test_result(test_execve(),
+			 "execve: old stack before the point of no return, new cookie and stack after\n");
+	ksft_test_result(test_bit_reuse(),
+			 "a reused bit gets no callback for an entry of its old owner\n");
+	ksft_test_result(test_mm_locked(),
+			 "mmap_lock held: addresses alone, option cleared without a stall\n");
+	ksft_test_result(test_uprobes(),
+			 "uprobe on push %%rbp and pending uretprobe: exact frames\n");
 	ctl("cancel f");
 	ksft_finished();
 }
