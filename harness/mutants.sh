@@ -18,8 +18,8 @@ export ACCEL=${ACCEL:-tcg,thread=single}
 out=$BUILD/mutants
 mkdir -p "$out"
 
-mutate() {	# NAME FILE OLD NEW
-	local name=$1 file=$SRC/$2 caught
+mutate() {	# NAME FILE OLD NEW EXPECT: EXPECT is the result (or prefix) meant to catch it
+	local name=$1 file=$SRC/$2 expect=$5 caught
 	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || return 0
 	cp "$file" "$out/orig"
 	python3 - "$file" "$3" "$4" <<'PY' || { echo "MUTANT $name: pattern not found"; return; }
@@ -36,7 +36,11 @@ PY
 		caught=$("$REPO/harness/parse-console.py" "$out/$name.log" "" \
 			 --progs "$BUILD/progs" | grep '^FAIL' | cut -d' ' -f2 | tr -d : |
 			 tr '\n' ' ')
-		echo "MUTANT $name: ${caught:-NOT CAUGHT}"
+		if [[ " $caught" == *" $expect"* ]]; then
+			echo "MUTANT $name: caught by $expect (all failures: $caught)"
+		else
+			echo "MUTANT $name: NOT CAUGHT by $expect (failures: ${caught:-none})"
+		fi
 	else
 		echo "MUTANT $name: does not build (see $out/$name.build)"
 	fi
@@ -45,85 +49,112 @@ PY
 
 only="$*"
 "$REPO/harness/prepare.sh" >/dev/null
-"$REPO/harness/build-progs.sh" >/dev/null && "$REPO/harness/initramfs.sh" >/dev/null
+# perf too: without it every perf test fails, and would "catch" any mutant.
+"$REPO/harness/build-progs.sh" >/dev/null && "$REPO/harness/build-perf.sh" >/dev/null &&
+	"$REPO/harness/initramfs.sh" >/dev/null
 
 mutate no_align kernel/unwind/user.c \
-	$'\tif (cfa & (state->ws - 1))\n\t\treturn -EINVAL;\n' ''
+	$'\tif (cfa & (state->ws - 1))\n\t\treturn -EINVAL;\n' '' \
+	kunit.uw_misaligned
 # uprobes: the uretprobe trampoline is replaced by the real return address,
 # and a uprobe'd "push %rbp" (an int3 in the text) is still recognised.
 mutate uretprobe_no_fixup kernel/unwind/user.c \
-	'state->ip = (*ri)->orig_ret_vaddr;' 'state->ip = state->ip;'
+	'state->ip = (*ri)->orig_ret_vaddr;' 'state->ip = state->ip;' \
+	unwind_deferred.17
 mutate uprobe_push_int3 arch/x86/include/asm/unwind_user.h \
-	'if (IS_ENABLED(CONFIG_UPROBES) && prev == 0xcc) {' 'if (0) {'
+	'if (IS_ENABLED(CONFIG_UPROBES) && prev == 0xcc) {' 'if (0) {' \
+	unwind_deferred.17
 mutate only_requesters kernel/unwind/deferred.c \
-	$'\t\tif (!(todo & bit))\n\t\t\tcontinue;\n' ''
+	$'\t\tif (!(todo & bit))\n\t\t\tcontinue;\n' '' \
+	unwind_deferred.6
 mutate fixed_cookie kernel/unwind/deferred.c \
 	'new.cookie = old.cookie ?: unwind_new_cookie();' \
-	'new.cookie = old.cookie ?: 0x100000001ULL;'
+	'new.cookie = old.cookie ?: 0x100000001ULL;' \
+	unwind_deferred.2
 mutate walk_every_time kernel/unwind/deferred.c \
-	'if (cache->cookie != cookie) {' 'if (cache) {'
+	'if (cache->cookie != cookie) {' 'if (cache) {' \
+	unwind_deferred.2
 mutate no_completed kernel/unwind/deferred.c \
-	$'\t\tif (atomic_long_fetch_or(bit, &info->completed) & bit)\n\t\t\tcontinue;\n' ''
+	$'\t\tif (atomic_long_fetch_or(bit, &info->completed) & bit)\n\t\t\tcontinue;\n' '' \
+	unwind_deferred.7
 mutate fork_inherits kernel/unwind/deferred.c \
 	$'\tmemset(info, 0, sizeof(*info));\n' \
-	$'\tmemset(info, 0, sizeof(*info));\n\tinfo->state = current->unwind_info.state;\n'
+	$'\tmemset(info, 0, sizeof(*info));\n\tinfo->state = current->unwind_info.state;\n' \
+	unwind_deferred.11
 mutate no_exit_flush kernel/exit.c \
-	$'\tunwind_deferred_flush();\n\n\t/*\n\t * Since sampling' $'\n\t/*\n\t * Since sampling'
+	$'\tunwind_deferred_flush();\n\n\t/*\n\t * Since sampling' $'\n\t/*\n\t * Since sampling' \
+	unwind_deferred.10
 mutate no_exec_flush fs/exec.c \
-	$'\n\t/* Deliver deferred user stacks of the old program while it exists. */\n\tunwind_deferred_flush();\n' ''
+	$'\n\t/* Deliver deferred user stacks of the old program while it exists. */\n\tunwind_deferred_flush();\n' '' \
+	unwind_deferred.14
 # Contract 13: whom to call comes from the live mask, not the pre-walk one.
 mutate stale_todo kernel/unwind/deferred.c \
 	'todo = READ_ONCE(info->state.mask) & UNWIND_WORK_MASK;' \
-	'todo = state.mask & UNWIND_WORK_MASK;'
+	'todo = state.mask & UNWIND_WORK_MASK;' \
+	unwind_deferred.15
 # Contract 11: execve() ends the entry after delivering.
 mutate exec_keeps_entry kernel/unwind/deferred.c \
-	'done = unwind_state_reset(info);' 'done = true;'
+	'done = unwind_state_reset(info);' 'done = true;' \
+	unwind_deferred.14
 mutate no_scrub kernel/unwind/deferred.c \
 	$'\tfor_each_process_thread(g, t)\n\t\tunwind_task_scrub(t, bit);' \
-	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;'
+	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;' \
+	unwind_deferred.9
 
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
 mutate sframe_not_used kernel/unwind/user.c \
-	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {'
+	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {' \
+	unwind_user_sframe.2
 
 # perf's client (kernel/events/).
 mutate perf_output_all kernel/events/callchain_deferred.c \
-	$'\tif (!event->attr.defer_output)\n\t\treturn;\n' ''
+	$'\tif (!event->attr.defer_output)\n\t\treturn;\n' '' \
+	deferred_callchain.
 mutate perf_not_sb kernel/events/core.c \
-	'attr->bpf_event || attr->defer_output)' 'attr->bpf_event)'
+	'attr->bpf_event || attr->defer_output)' 'attr->bpf_event)' \
+	deferred_callchain.
 mutate perf_wrong_cookie kernel/events/callchain.c \
 	'perf_callchain_store_context(&ctx, defer_cookie);' \
-	'perf_callchain_store_context(&ctx, defer_cookie + 2);'
+	'perf_callchain_store_context(&ctx, defer_cookie + 2);' \
+	deferred_callchain.
 # defer_callchain without a user callchain is a no-op, as in mainline.
 mutate perf_attr_einval kernel/events/internal.h \
 	$'perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)\n{\n\treturn true;' \
-	$'perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)\n{\n\treturn !attr->defer_callchain ||\n\t       !attr->exclude_callchain_user;'
+	$'perf_callchain_defer_attr_valid(const struct perf_event_attr *attr)\n{\n\treturn !attr->defer_callchain ||\n\t       !attr->exclude_callchain_user;' \
+	deferred_callchain.1
 mutate perf_walk_in_place kernel/events/core.c \
 	'defer_cookie = perf_callchain_defer_request();' \
-	'defer_cookie = perf_callchain_defer_request() * 0;'
+	'defer_cookie = perf_callchain_defer_request() * 0;' \
+	deferred_callchain.
 
 # ftrace's client (kernel/trace/).
 mutate ftrace_wrong_cookie kernel/trace/trace_deferred_unwind.c \
 	$'\tentry->cookie = cookie;\n\ttrace_buffer_unlock_commit_nostack(buffer, event);\n}' \
-	$'\tentry->cookie = cookie + 2;\n\ttrace_buffer_unlock_commit_nostack(buffer, event);\n}'
+	$'\tentry->cookie = cookie + 2;\n\ttrace_buffer_unlock_commit_nostack(buffer, event);\n}' \
+	ftrace_userstack.
 mutate ftrace_no_pgoff kernel/trace/trace_deferred_unwind.c \
 	'frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);' \
-	'frame->offset = ip - v->vm_start;'
+	'frame->offset = ip - v->vm_start;' \
+	ftrace_userstack.
 
 # Contract 12: the callback never sleeps on mmap_lock, and clearing the
 # option never waits for a callback under the tracing mutexes.
 mutate ftrace_mmap_sleeps kernel/trace/trace_deferred_unwind.c \
-	'if (mm && !mmap_read_trylock(mm))' 'if (mm && mmap_read_lock_killable(mm))'
+	'if (mm && !mmap_read_trylock(mm))' 'if (mm && mmap_read_lock_killable(mm))' \
+	unwind_deferred.16
 mutate ftrace_cancel_waits kernel/trace/trace_deferred_unwind.c \
 	$'\t\tunwind_deferred_cancel_async(&client->work,\n\t\t\t\t\t     trace_unwind_client_free);' \
-	$'\t\tunwind_deferred_cancel(&client->work);\n\t\tkfree(client);'
+	$'\t\tunwind_deferred_cancel(&client->work);\n\t\tkfree(client);' \
+	unwind_deferred.16
 
 # The bench client (lib/tests/): what harness/bench.sh measures must be real.
 mutate bench_lost_callback lib/tests/unwind_deferred_bench.c \
-	'	atomic64_inc(&bench_callbacks);' '	atomic64_add(nr != 36, &bench_callbacks);'
+	'	atomic64_inc(&bench_callbacks);' '	atomic64_add(nr != 36, &bench_callbacks);' \
+	bench_smoke.
 mutate bench_walk_count lib/tests/unwind_deferred_bench.c \
-	'		e->walks = p->unwind_info.nr_walks;' '		e->walks = p->unwind_info.nr_walks + 1;'
+	'		e->walks = p->unwind_info.nr_walks;' '		e->walks = p->unwind_info.nr_walks + 1;' \
+	bench_smoke.
 
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
