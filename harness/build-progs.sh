@@ -22,6 +22,10 @@ mkdir -p "$hdr"
 make -s -C "$SRC" O="$hdr" headers >/dev/null || die "exporting UAPI headers failed"
 
 build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
+# The same demo as GCC builds it by default at -O2 (no frame pointers), with
+# an SFrame section: only the deferred walk through SFrame sees its stacks.
+build unwind_demo_sframe "$REPO/harness/demo/unwind_demo.c" -pthread \
+	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
 build unwind_bench "$REPO/harness/bench/unwind_bench.c" -pthread
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32

@@ -12,6 +12,10 @@
 #
 # UNWIND_DEMO: path of the demo (default /tests/bin/unwind_demo), built
 # from the harness's unwind_demo.c with frame pointers.
+# UNWIND_DEMO_SFRAME: the same demo built as GCC does by default at -O2,
+# without frame pointers, with an SFrame section (-Wa,--gsframe); default
+# /tests/bin/unwind_demo_sframe. With it, fp,defer must give the demo's
+# exact chain, and plain fp must not: that is what deferral adds.
 
 set -e
 
@@ -200,6 +204,63 @@ check_dump() {
   echo "Raw dump test [Success]"
 }
 
+# Of the demo's samples under read(), print how many have the whole chain
+# and how many there are, from perf script output on stdin.
+complete_share() {
+  summarize | awk -v expected="${expected}" '
+    $1 == "sample" && $2 > 0 && / leaf( |$)/ {
+      users = ""
+      for (i = 3; i <= NF; i++)
+        users = users $i " "
+      sub(/^full /, "", users)
+      total++
+      if (substr(users, 1, length(expected)) == expected)
+        good++
+    }
+    END { printf "%d %d\n", good, total }'
+}
+
+check_sframe() {
+  local sdemo=${UNWIND_DEMO_SFRAME:-/tests/bin/unwind_demo_sframe}
+  local good total
+
+  echo "No frame pointers (SFrame) test"
+  if [ ! -x "${sdemo}" ]
+  then
+    echo "No frame pointers (SFrame) test [Skipped: no ${sdemo}]"
+    return
+  fi
+  for mode in fp,defer fp
+  do
+    # shellcheck disable=SC2086
+    if ! perf record -o "${perfdata}" --call-graph ${mode} -e cpu-clock -c 100000 \
+         -- "${sdemo}" ${demo_args} > /dev/null 2> "${perferr}"
+    then
+      echo "No frame pointers (SFrame) test [Failed: perf record --call-graph ${mode}]"
+      err=1
+      return
+    fi
+    # shellcheck disable=SC2046
+    set -- $(perf script -i "${perfdata}" -F comm,tid,ip,sym 2> /dev/null | complete_share)
+    good=$1
+    total=$2
+    echo "--call-graph ${mode}: ${good} of ${total} samples under read() have the whole chain"
+    if [ "${mode}" = fp,defer ] && { [ "${total}" -eq 0 ] || [ "${good}" -ne "${total}" ]; }
+    then
+      echo "No frame pointers (SFrame) test [Failed: fp,defer must give every sample ${expected}]"
+      err=1
+      return
+    fi
+    if [ "${mode}" = fp ] && [ "${good}" -ne 0 ]
+    then
+      echo "No frame pointers (SFrame) test [Failed: fp walked code without frame pointers]"
+      err=1
+      return
+    fi
+  done
+  echo "No frame pointers (SFrame) test [Success]"
+}
+
 check_fallback() {
   echo "Fallback test"
   if [ "$(grep -c -F "${fallback_msg}" "${perferr}")" != "1" ]
@@ -267,6 +328,7 @@ else
     check_merged
     check_unmerged
     check_dump
+    check_sframe
   fi
 fi
 
