@@ -74,9 +74,9 @@ expected=$(expected_chain | tr '\n' ' ')
 # "record"), the number of kernel frames, then its user frames, innermost
 # first, or "-" if it has none. Fail if a kernel frame follows a user one.
 summarize() {
-  awk '
+  awk -v demo_comm="${demo_comm:-unwind_demo}" '
     function flush() {
-      if (comm == "unwind_demo")
+      if (comm == demo_comm)
         printf "%s %d%s\n", kind, nk, nu ? users : " -"
       comm = ""
     }
@@ -230,6 +230,8 @@ check_sframe() {
     echo "No frame pointers (SFrame) test [Skipped: no ${sdemo}]"
     return
   fi
+  # The task's comm: the file name, cut to 15 characters.
+  demo_comm=$(basename "${sdemo}" | cut -c1-15)
   for mode in fp,defer fp
   do
     # shellcheck disable=SC2086
@@ -258,6 +260,7 @@ check_sframe() {
       return
     fi
   done
+  demo_comm=
   echo "No frame pointers (SFrame) test [Success]"
 }
 
