@@ -10,32 +10,66 @@ DEMO="unwind_demo -d 8 -n 200 -s 1048576"
 
 . /tests/perf_bytes.sh
 
-for mode in fp dwarf fp,defer; do
-	f=/tmp/perf-$(echo $mode | tr , -).data
+# record_modes DEMO TAG: the three modes on DEMO; the files are
+# /tmp/perf-MODE-TAG.data, the summary lines go to /tmp/perf-summary-TAG.
+record_modes() {
+	demo=$1
+	tag=$2
+	comm=$(echo "${demo%% *}" | cut -c1-15)
+	for mode in fp dwarf fp,defer; do
+	f=/tmp/perf-$(echo $mode | tr , -)-$tag.data
 	echo
-	echo "######## perf record --call-graph $mode -e cpu-clock -c 100000 -- $DEMO"
-	$P record -q -N --call-graph $mode -e cpu-clock -c 100000 -o $f -- $DEMO 2>&1
+	echo "######## perf record --call-graph $mode -e cpu-clock -c 100000 -- $demo"
+	$P record -q -N --call-graph $mode -e cpu-clock -c 100000 -o $f -- $demo 2>&1
 	set -- $(perf_bytes $P $f)
 	b=$(($3 + $4))
 	echo "$mode: $1 samples, $2 deferred callchain records," \
 	     "$b bytes of them: $((b / ($1 ? $1 : 1))) bytes per sample;" \
 	     "perf.data $(wc -c < $f) bytes"
-	echo "$mode $1 $2 $b $(wc -c < $f)" >> /tmp/perf-summary
+	# Complete: a sample inside read() whose user part reaches main().
+	c=$($P script --no-inline -i $f -F comm,tid,time,ip,sym 2>/dev/null |
+		awk -v comm=$comm '$1 == comm { s = ""; mine = 1; next }
+		     /^[^\t ]/ { mine = 0 }
+		     /^$/ { if (mine && s ~ /read_zero|iov_iter_zero/) { n++; if (s ~ / main\n/) ok++ }; s = ""; mine = 0; next }
+		     { s = s $0 "\n" }
+		     END { printf "%d %d", ok, n }')
+	echo "$mode $1 $2 $b $(wc -c < $f) $c" >> /tmp/perf-summary-$tag
 	echo "-- perf script: one sample taken inside read()"
 	$P script --no-inline -i $f -F comm,tid,time,ip,sym 2>/dev/null |
-		awk '/^unwind_demo/ { n = 0; s = $0 "\n"; next }
+		awk -v comm=$comm '$1 == comm { n = 0; s = $0 "\n"; next }
 		     /^$/ { if (s ~ /read_zero|iov_iter_zero/ && s ~ /leaf/ && !done) { printf "%s", s; done = 1 }; s = ""; next }
 		     { s = s $0 "\n" }'
-done
+	done
+}
+
+# summary TAG: one line per mode.
+summary() {
+	printf '%-10s %8s %9s %12s %10s %12s %16s\n' mode samples deferred bytes \
+		bytes/smp perf.data "complete stacks"
+	while read -r mode s d b size ok n; do
+		printf '%-10s %8d %9d %12d %10d %12d %9d of %-4d\n' $mode $s $d $b \
+			$((b / (s ? s : 1))) $size $ok $n
+	done < /tmp/perf-summary-$1
+}
+
+record_modes "$DEMO" fp
 
 echo
 echo "######## perf report --stdio --no-children, --call-graph fp,defer (top)"
-$P report --no-inline -i /tmp/perf-fp-defer.data --stdio --no-children --percent-limit 5 \
+$P report --no-inline -i /tmp/perf-fp-defer-fp.data --stdio --no-children --percent-limit 5 \
 	-g caller 2>/dev/null | grep -v '^$' | head -45
 
 echo
 echo "######## summary: bytes written per sample (samples + deferred records)"
-printf '%-10s %8s %9s %12s %10s %12s\n' mode samples deferred bytes bytes/smp perf.data
-while read -r mode s d b size; do
-	printf '%-10s %8d %9d %12d %10d %12d\n' $mode $s $d $b $((b / (s ? s : 1))) $size
-done < /tmp/perf-summary
+summary fp
+
+# Why this exists: the same demo as GCC builds it at -O2, without frame
+# pointers, with an SFrame section. Only a walk that may fault can read it.
+echo
+echo "################ the same demo built without frame pointers, with SFrame"
+echo "################ (gcc -O2 -fomit-frame-pointer -Wa,--gsframe)"
+record_modes "unwind_demo_sframe -d 8 -n 200 -s 1048576" sframe
+echo
+echo "######## summary, no frame pointers: bytes per sample, and the samples"
+echo "######## inside read() whose user stack reaches main()"
+summary sframe
