@@ -3,6 +3,8 @@
 #
 # Run every test of the project, from a fresh Debian 12 machine:
 #   - the exported series: git am onto the pristine base, checkpatch --strict;
+#   - the SFrame reader built in user space: against readelf, KUnit cases
+#     under ASan/UBSan, a bounded libFuzzer run;
 #   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs;
 #   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
 #   - the unpatched base kernel: perf's fallback from fp,defer to fp;
@@ -31,6 +33,8 @@ record() { tee -a "$res"; }
 
 if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 	"$REPO/harness/check-series.sh" 2>"$logs/check-series.err" | record
+	# The SFrame reader in user space: toolchain check, KUnit, fuzzing.
+	"$REPO/harness/sframe-tests.sh" 2>"$logs/sframe-tests.err" | record
 
 	progs_ok=1
 	{ "$REPO/harness/build-progs.sh" && "$REPO/harness/build-perf.sh" &&

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel's SFrame reader (kernel/unwind/sframe.c) built in user space
+# through harness/sframe/: one PASS/FAIL line per result.
+#  - sframe.check.N: against the real toolchain (readelf --sframe) on
+#    programs and a library built with -Wa,--gsframe, as V1 and re-encoded
+#    as V2 and V3;
+#  - sframe.kunit.NAME: the KUnit cases of lib/tests/sframe_kunit.c, under
+#    ASan and UBSan;
+#  - sframe.fuzz: libFuzzer (ASan, UBSan) for SFRAME_FUZZ_SECONDS (default
+#    60), seeded with real sections; any crash is a failure.
+. "$(dirname "$0")/lib.sh"
+set +e
+
+out=$BUILD/sframe
+mkdir -p "$out"
+tap() {	# PREFIX: TAP on stdin to PASS/FAIL lines
+	awk -v p="$1" '
+		/^ok / { sub(/^ok [0-9]+ - /, ""); n++; print "PASS " p "." n ": " $0; next }
+		/^not ok / { sub(/^not ok [0-9]+ - /, ""); n++; print "FAIL " p "." n ": " $0; next }'
+}
+
+if bash "$REPO/harness/sframe/check.sh" "$out" 2>"$out/check.err" | tap sframe.check |
+   grep . ; then :; else
+	echo "FAIL sframe.check: no results (see $out/check.err)"
+fi
+if make -s -C "$REPO/harness/sframe" OUT="$out" "$out/sframe-kunit" >"$out/kunit.log" 2>&1; then
+	"$out/sframe-kunit" 2>>"$out/kunit.log" | awk '
+		/^ok / { sub(/^ok [0-9]+ - /, ""); print "PASS sframe.kunit." $0; next }
+		/^not ok / { sub(/^not ok [0-9]+ - /, ""); print "FAIL sframe.kunit." $0; next }'
+else
+	echo "FAIL sframe.kunit: build failed (see $out/kunit.log)"
+fi
+if bash "$REPO/harness/sframe/fuzz.sh" "${SFRAME_FUZZ_SECONDS:-60}" "$out" \
+	>"$out/fuzz.log" 2>&1; then
+	echo "PASS sframe.fuzz: $(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" |
+		sed 's/.*: //') runs, no crash"
+else
+	echo "FAIL sframe.fuzz: see $out/fuzz.log"
+fi
