@@ -88,10 +88,12 @@ long lib_b(struct chain *ch)
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "../kselftest.h"
 
@@ -100,11 +102,45 @@ long lib_b(struct chain *ch)
 static char buf[4096];
 static long (*lib_b)(struct chain *ch);
 
-/* Walk from lib_c() of @lib; 1 if the walk matches the chain exactly. */
-static int walk(const char *dir, const char *lib, unsigned long *where)
+/* What to do to the freshly opened library before the walk. */
+enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT };
+
+/* The page range of the loaded @lib's SFrame section. */
+static int sframe_pages(const char *lib, unsigned long *start, unsigned long *end)
+{
+	struct link_map *map = NULL;
+	const ElfW(Phdr) *ph;
+	const ElfW(Ehdr) *eh;
+	long page = sysconf(_SC_PAGESIZE);
+	int i;
+
+	for (map = _r_debug.r_map; map; map = map->l_next)
+		if (strstr(map->l_name, lib))
+			break;
+	if (!map)
+		return -1;
+	/* The ELF header is mapped at the load bias for these libraries. */
+	eh = (const ElfW(Ehdr) *)map->l_addr;
+	ph = (const ElfW(Phdr) *)(map->l_addr + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == 0x6474e554) {	/* PT_GNU_SFRAME */
+			*start = (map->l_addr + ph[i].p_vaddr) & ~(page - 1);
+			*end = (map->l_addr + ph[i].p_vaddr + ph[i].p_memsz + page - 1) &
+			       ~(page - 1);
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Walk from lib_c() of @lib, after @prep. Returns how many frames match the
+ * chain, from the innermost, or -1 if the walk gave more frames than it
+ * should have after @prep.
+ */
+static int walk(const char *dir, const char *lib, unsigned long *where, enum prep prep)
 {
 	char path[PATH_MAX], *line, *save;
-	unsigned long got[DEPTH];
+	unsigned long got[DEPTH], start, end;
 	struct chain ch = { .buf = buf, .len = sizeof(buf) - 1 };
 	unsigned int nr, ws, i;
 	void *h;
@@ -121,6 +157,18 @@ static int walk(const char *dir, const char *lib, unsigned long *where)
 	if (ch.fd < 0)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
 			       STACK_FILE, strerror(errno));
+	if (prep != PREP_NONE && sframe_pages(lib, &start, &end))
+		ksft_exit_fail_msg("no SFrame section found in %s\n", lib);
+	if (prep == PREP_UNMAP && munmap((void *)start, end - start))
+		ksft_exit_fail_msg("munmap: %s\n", strerror(errno));
+	if (prep == PREP_CORRUPT) {
+		/* First a good walk, so that the section is known... */
+		lib_b(&ch);
+		/* ...then every FDE and FRE byte changes under the kernel. */
+		if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
+			ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+		memset((char *)start, 0xff, end - start);
+	}
 	lib_b(&ch);
 	close(ch.fd);
 	dlclose(h);
@@ -140,12 +188,16 @@ static int walk(const char *dir, const char *lib, unsigned long *where)
 	for (i = 0; i < DEPTH; i++)
 		ksft_print_msg("%s frame %u: %#lx, expected %#lx\n", lib, i,
 			       i < nr ? got[i] : 0, ch.expected[i]);
-	if (nr < DEPTH)
-		return 0;
-	for (i = 0; i < DEPTH; i++)
+	/*
+	 * Without its section, lib_c() can only be walked by frame pointers,
+	 * and RBP is 1 there: exactly one frame, the right one.
+	 */
+	if (prep != PREP_NONE && nr != 1)
+		return -1;
+	for (i = 0; i < nr && i < DEPTH; i++)
 		if (got[i] != ch.expected[i])
-			return 0;
-	return 1;
+			break;
+	return i;
 }
 
 int main(void)
@@ -155,7 +207,7 @@ int main(void)
 	ssize_t n;
 
 	ksft_print_header();
-	ksft_set_plan(2);
+	ksft_set_plan(4);
 
 	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
 	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
@@ -168,16 +220,21 @@ int main(void)
 	dir[n] = '\0';
 	*strrchr(dir, '/') = '\0';
 
-	ksft_test_result(walk(dir, "libsframe_c.so", &at_c),
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_NONE) == DEPTH,
 			 "SFrame of the program, a startup library and a dlopen()ed one\n");
 	/*
 	 * libsframe_c.so is closed now; a library without SFrame that takes
 	 * its place must be walked by frame pointers, not by the stale
 	 * section.
 	 */
-	ksft_test_result(walk(dir, "libsframe_d.so", &at_d),
+	ksft_test_result(walk(dir, "libsframe_d.so", &at_d, PREP_NONE) == DEPTH,
 			 "after dlclose(), the next library is not walked with the old section (%s address)\n",
 			 at_c == at_d ? "same" : "another");
+	/* A section that cannot be read, or changes under the walk. */
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_UNMAP) == 1,
+			 "section unmapped: the walk ends cleanly after the first frame\n");
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_CORRUPT) == 1,
+			 "section overwritten after use: the walk ends cleanly after the first frame\n");
 	ksft_finished();
 }
 #endif
