@@ -164,6 +164,8 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	if (prep == PREP_CORRUPT) {
 		/* First a good walk, so that the section is known... */
 		lib_b(&ch);
+		close(ch.fd);
+		ch.fd = open(STACK_FILE, O_RDONLY);
 		/* ...then every FDE and FRE byte changes under the kernel. */
 		if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
 			ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
