@@ -103,6 +103,16 @@ mutate no_scrub kernel/unwind/deferred.c \
 
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
+mutate sframe_no_fp_fallback kernel/unwind/user.c \
+	$'\t\tif (ret >= 0)\n\t\t\treturn ret;\n\t}\n#endif' \
+	$'\t\treturn ret >= 0 ? ret : -ENOENT;\n\t}\n#endif' \
+	unwind_user_sframe_dso.2
+mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
+	'if (fde.func_start <= ip) {' 'if (fde.func_start < ip) {' \
+	kunit.sf_
+mutate sframe_pcmask_ignored kernel/unwind/sframe.c \
+	$'\t\tip_off %= fde->rep_size;' '' \
+	kunit.sf_v1_pcmask
 mutate sframe_not_used kernel/unwind/user.c \
 	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {' \
 	unwind_user_sframe.2

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "../kselftest.h"
 
@@ -76,20 +77,19 @@ static void a(void)
 	asm volatile("" ::: "memory");
 }
 
-int main(void)
+/* Walk from c(); the number of frames matching the chain from the innermost. */
+static int walk(void)
 {
-	unsigned long got[64];
+	unsigned long got[DEPTH];
 	unsigned int nr, ws, i;
 	char *line, *save;
-
-	ksft_print_header();
-	ksft_set_plan(2);
 
 	fd = open(STACK_FILE, O_RDONLY);
 	if (fd < 0)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
 			       STACK_FILE, strerror(errno));
 	a();
+	close(fd);
 	if (nread <= 0)
 		ksft_exit_fail_msg("read: %s\n", strerror(-nread));
 	buf[nread] = '\0';
@@ -97,25 +97,57 @@ int main(void)
 	line = strtok_r(buf, "\n", &save);
 	if (!line || sscanf(line, "nr=%u ws=%u", &nr, &ws) != 2)
 		ksft_exit_fail_msg("bad header\n");
-	for (i = 0; i < nr && i < 64; i++) {
+	for (i = 0; i < nr && i < DEPTH; i++) {
 		line = strtok_r(NULL, "\n", &save);
 		if (!line)
 			ksft_exit_fail_msg("short output\n");
 		got[i] = strtoul(line, NULL, 16);
 	}
-	for (i = 0; i < nr && i < 64; i++)
-		ksft_print_msg("frame %u: %#lx%s\n", i, got[i],
-			       i < DEPTH && got[i] == expected[i] ? "" :
-			       i < DEPTH ? " (mismatch)" : "");
 	for (i = 0; i < DEPTH; i++)
-		ksft_print_msg("expected %u: %#lx\n", i, expected[i]);
-
-	ksft_test_result(nr >= DEPTH, "walked %u frames, want at least %u\n",
-			 nr, DEPTH);
-	for (i = 0; i < DEPTH && i < nr; i++)
+		ksft_print_msg("pid %d frame %u: %#lx%s, expected %#lx\n", getpid(), i,
+			       i < nr ? got[i] : 0,
+			       i < nr && got[i] == expected[i] ? "" : " (mismatch)",
+			       expected[i]);
+	for (i = 0; i < nr && i < DEPTH; i++)
 		if (got[i] != expected[i])
 			break;
-	ksft_test_result(i == DEPTH,
+	return i;
+}
+
+/* The same walk in a child: after fork(), or after it exec()s this program. */
+static int in_child(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 0;
+	if (!pid) {
+		if (argv) {
+			execv("/proc/self/exe", argv);
+			_exit(99);
+		}
+		_exit(walk() == DEPTH ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *const exec_argv[] = { argv[0], "--walk", NULL };
+
+	/* The exec'd program: only the walk, its result as exit status. */
+	if (argc > 1 && !strcmp(argv[1], "--walk"))
+		return walk() == DEPTH ? 0 : 1;
+
+	ksft_print_header();
+	ksft_set_plan(3);
+	ksft_test_result(walk() == DEPTH,
 			 "no frame pointers: the SFrame walk matches the call chain exactly\n");
+	/* A fork child shares the parent's mappings and their sections. */
+	ksft_test_result(in_child(NULL), "the same in a fork child\n");
+	ksft_test_result(in_child(exec_argv), "the same in an exec'd program\n");
 	ksft_finished();
 }
