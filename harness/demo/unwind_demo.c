@@ -5,8 +5,9 @@
  *
  *   main -> run -> level (x DEPTH) -> leaf -> read(/dev/zero, SIZE bytes)
  *
- * Usage: unwind_demo [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS]
- * Defaults: depth 8, 2000 loops, 64 KiB per read, 1 thread.
+ * Usage: unwind_demo [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS] [-l]
+ * Defaults: depth 8, 2000 loops, 64 KiB per read, 1 thread; -l reads
+ * through glibc's read() wrapper instead of leaf()'s own system call.
  * It prints "unwind_demo: N reads" at the end.
  *
  * For the ftrace selftests (tools/testing/selftests/ftrace/test.d/userstack):
@@ -35,6 +36,7 @@
 static int depth = 8, loops = 2000, nthreads = 1;
 static size_t size = 64 << 10;
 static int zero_fd;
+static int use_libc;		/* -l: read() through glibc's wrapper */
 
 static inline __attribute__((always_inline)) long sys_read(int fd, void *buf, size_t n)
 {
@@ -59,7 +61,8 @@ static long __attribute__((noinline)) leaf(char *buf)
 	int i;
 
 	for (i = 0; i < loops; i++)
-		n += full(sys_read(zero_fd, buf, size));
+		n += full(use_libc ? read(zero_fd, buf, size) :
+			  sys_read(zero_fd, buf, size));
 	return n;
 }
 
@@ -185,14 +188,15 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strncmp(argv[1], "--", 2))
 		return ppid_main(argc, argv);
-	while ((opt = getopt(argc, argv, "d:n:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:s:t:l")) != -1) {
 		switch (opt) {
+		case 'l': use_libc = 1; break;
 		case 'd': depth = atoi(optarg); break;
 		case 'n': loops = atoi(optarg); break;
 		case 's': size = strtoul(optarg, NULL, 0); break;
 		case 't': nthreads = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS]\n",
+			fprintf(stderr, "usage: %s [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS] [-l]\n",
 				argv[0]);
 			return 2;
 		}

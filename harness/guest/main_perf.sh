@@ -73,3 +73,12 @@ echo
 echo "######## summary, no frame pointers: bytes per sample, and the samples"
 echo "######## inside read() whose user stack reaches main()"
 summary sframe
+
+# The limit: the same program reading through glibc's read(), which has
+# neither frame pointers nor SFrame in Debian 12. The frame inside libc
+# cannot be walked through, by either walk: only dwarf gets past it.
+echo
+echo "################ the same, with read() through glibc's wrapper (unwind_demo_sframe -l)"
+record_modes "unwind_demo_sframe -l -d 8 -n 200 -s 1048576" libc >/dev/null 2>&1
+echo "######## summary, no frame pointers, read() through glibc"
+summary libc
