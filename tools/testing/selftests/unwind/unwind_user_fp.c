@@ -19,9 +19,9 @@
 #include <sys/syscall.h>
 
 #include "../kselftest.h"
+#include "user_stack.h"
 
 #define DEPTH		5	/* c, b, a, main, main's caller */
-#define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
 
 static unsigned long expected[DEPTH];
 static char buf[4096];
@@ -73,7 +73,6 @@ int main(void)
 {
 	unsigned int nr, ws, i, want_ws = sizeof(long);
 	unsigned long got[64];
-	char *line, *save;
 
 	expected[4] = (unsigned long)__builtin_return_address(0);
 	ksft_print_header();
@@ -84,19 +83,7 @@ int main(void)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
 			       STACK_FILE, strerror(errno));
 	a();
-	if (nread <= 0)
-		ksft_exit_fail_msg("read: %s\n", strerror(-nread));
-	buf[nread] = '\0';
-
-	line = strtok_r(buf, "\n", &save);
-	if (!line || sscanf(line, "nr=%u ws=%u", &nr, &ws) != 2)
-		ksft_exit_fail_msg("bad header\n");
-	for (i = 0; i < nr && i < 64; i++) {
-		line = strtok_r(NULL, "\n", &save);
-		if (!line)
-			ksft_exit_fail_msg("short output\n");
-		got[i] = strtoul(line, NULL, 16);
-	}
+	nr = user_stack_parse(buf, nread, got, 64, &ws);
 	for (i = 0; i < nr && i < 64; i++)
 		ksft_print_msg("frame %u: %#lx%s\n", i, got[i],
 			       i < DEPTH && got[i] == expected[i] ? "" :

@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 
 #include "../kselftest.h"
+#include "user_stack.h"
 
 #define DEPTH		4	/* c, b, a, main */
-#define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
 
 static unsigned long expected[DEPTH];
 static char buf[4096];
@@ -82,7 +82,6 @@ static int walk(void)
 {
 	unsigned long got[DEPTH];
 	unsigned int nr, ws, i;
-	char *line, *save;
 
 	fd = open(STACK_FILE, O_RDONLY);
 	if (fd < 0)
@@ -90,19 +89,7 @@ static int walk(void)
 			       STACK_FILE, strerror(errno));
 	a();
 	close(fd);
-	if (nread <= 0)
-		ksft_exit_fail_msg("read: %s\n", strerror(-nread));
-	buf[nread] = '\0';
-
-	line = strtok_r(buf, "\n", &save);
-	if (!line || sscanf(line, "nr=%u ws=%u", &nr, &ws) != 2)
-		ksft_exit_fail_msg("bad header\n");
-	for (i = 0; i < nr && i < DEPTH; i++) {
-		line = strtok_r(NULL, "\n", &save);
-		if (!line)
-			ksft_exit_fail_msg("short output\n");
-		got[i] = strtoul(line, NULL, 16);
-	}
+	nr = user_stack_parse(buf, nread, got, DEPTH, &ws);
 	for (i = 0; i < DEPTH; i++)
 		ksft_print_msg("pid %d frame %u: %#lx%s, expected %#lx\n", getpid(), i,
 			       i < nr ? got[i] : 0,

@@ -18,6 +18,7 @@
  * Each function records its return address, so the expected trace is exact.
  */
 
+#define _GNU_SOURCE	/* dlsym(RTLD_DEFAULT), dl_iterate_phdr() */
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -84,7 +85,6 @@ long lib_b(struct chain *ch)
 	return ret;
 }
 #else
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -96,8 +96,7 @@ long lib_b(struct chain *ch)
 #include <sys/mman.h>
 
 #include "../kselftest.h"
-
-#define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
+#include "user_stack.h"
 
 static char buf[4096];
 static long (*lib_b)(struct chain *ch);
@@ -105,31 +104,41 @@ static long (*lib_b)(struct chain *ch);
 /* What to do to the freshly opened library before the walk. */
 enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT };
 
+struct sframe_where {
+	const char	*lib;
+	unsigned long	start, end;
+};
+
+static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sframe_where *w = data;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long at;
+	int i;
+
+	if (!strstr(info->dlpi_name, w->lib))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != 0x6474e554)	/* PT_GNU_SFRAME */
+			continue;
+		at = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+		w->start = at & ~(page - 1);
+		w->end = (at + info->dlpi_phdr[i].p_memsz + page - 1) & ~(page - 1);
+		return 1;
+	}
+	return 0;
+}
+
 /* The page range of the loaded @lib's SFrame section. */
 static int sframe_pages(const char *lib, unsigned long *start, unsigned long *end)
 {
-	struct link_map *map = NULL;
-	const ElfW(Phdr) *ph;
-	const ElfW(Ehdr) *eh;
-	long page = sysconf(_SC_PAGESIZE);
-	int i;
+	struct sframe_where w = { .lib = lib };
 
-	for (map = _r_debug.r_map; map; map = map->l_next)
-		if (strstr(map->l_name, lib))
-			break;
-	if (!map)
+	if (!dl_iterate_phdr(find_sframe, &w))
 		return -1;
-	/* The ELF header is mapped at the load bias for these libraries. */
-	eh = (const ElfW(Ehdr) *)map->l_addr;
-	ph = (const ElfW(Phdr) *)(map->l_addr + eh->e_phoff);
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == 0x6474e554) {	/* PT_GNU_SFRAME */
-			*start = (map->l_addr + ph[i].p_vaddr) & ~(page - 1);
-			*end = (map->l_addr + ph[i].p_vaddr + ph[i].p_memsz + page - 1) &
-			       ~(page - 1);
-			return 0;
-		}
-	return -1;
+	*start = w.start;
+	*end = w.end;
+	return 0;
 }
 
 /*
@@ -139,7 +148,7 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
  */
 static int walk(const char *dir, const char *lib, unsigned long *where, enum prep prep)
 {
-	char path[PATH_MAX], *line, *save;
+	char path[PATH_MAX];
 	unsigned long got[DEPTH], start, end;
 	struct chain ch = { .buf = buf, .len = sizeof(buf) - 1 };
 	unsigned int nr, ws, i;
@@ -174,19 +183,7 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	lib_b(&ch);
 	close(ch.fd);
 	dlclose(h);
-	if (ch.ret <= 0)
-		ksft_exit_fail_msg("read: %s\n", strerror(-ch.ret));
-	buf[ch.ret] = '\0';
-
-	line = strtok_r(buf, "\n", &save);
-	if (!line || sscanf(line, "nr=%u ws=%u", &nr, &ws) != 2)
-		ksft_exit_fail_msg("bad header\n");
-	for (i = 0; i < nr && i < DEPTH; i++) {
-		line = strtok_r(NULL, "\n", &save);
-		if (!line)
-			ksft_exit_fail_msg("short output\n");
-		got[i] = strtoul(line, NULL, 16);
-	}
+	nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
 	for (i = 0; i < DEPTH; i++)
 		ksft_print_msg("%s frame %u: %#lx, expected %#lx\n", lib, i,
 			       i < nr ? got[i] : 0, ch.expected[i]);
