@@ -407,12 +407,16 @@ void unwind_deferred_flush(void)
 		return;
 	/*
 	 * An IRQ or NMI may request again while the callbacks run; each such
-	 * round calls at least one more tracer, so this ends.
+	 * round calls at least one more tracer, so this ends. The task_work
+	 * runs here whether or not it was still queued: it takes PENDING
+	 * itself, so even a state that says PENDING with nothing queued
+	 * cannot keep this looping.
 	 */
 	do {
-		if ((READ_ONCE(info->state.mask) & UNWIND_PENDING) &&
-		    task_work_cancel(current, &info->work))
+		if (READ_ONCE(info->state.mask) & UNWIND_PENDING) {
+			task_work_cancel(current, &info->work);
 			unwind_deferred_task_work(&info->work);
+		}
 		scoped_guard(irqsave)
 			done = unwind_state_reset(info);
 	} while (!done);
