@@ -34,6 +34,16 @@ if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
 	build unwind_user_sframe "$st/unwind/unwind_user_sframe.c" \
 		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
 fi
+# The same with an SFrame version 2 section, from trixie's binutils 2.44.
+if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
+	tb=$("$REPO/harness/binutils-trixie.sh") || die "no binutils 2.44"
+	build unwind_user_sframe_v2 "$st/unwind/unwind_user_sframe.c" \
+		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe -B "$tb/"
+	"$tb/readelf" --sframe "$out/unwind_user_sframe_v2" | grep -q SFRAME_VERSION_2 ||
+		die "unwind_user_sframe_v2 has no SFrame version 2 section"
+	readelf --sframe "$out/unwind_user_sframe" | grep -q SFRAME_VERSION_1 ||
+		die "unwind_user_sframe has no SFrame version 1 section"
+fi
 # The same through shared libraries: one linked at startup, one dlopen()ed,
 # and one without SFrame (with frame pointers) that replaces it.
 dso=$st/unwind/unwind_user_sframe_dso.c
