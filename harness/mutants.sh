@@ -73,7 +73,7 @@ mutate fixed_cookie kernel/unwind/deferred.c \
 	unwind_deferred.2
 mutate walk_every_time kernel/unwind/deferred.c \
 	'if (cache->cookie != cookie) {' 'if (cache) {' \
-	unwind_deferred.2
+	unwind_deferred.7
 mutate no_completed kernel/unwind/deferred.c \
 	$'\t\tif (atomic_long_fetch_or(bit, &info->completed) & bit)\n\t\t\tcontinue;\n' '' \
 	unwind_deferred.7
