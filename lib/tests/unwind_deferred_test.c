@@ -149,6 +149,20 @@ static void ut_log_req(int id, enum ut_ctx ctx, int ret, int again, u64 cookie,
 	ut_log_add(&rec);
 }
 
+/* Each tracer in @mask requests once for the current task; log the results. */
+static void ut_request_each(u64 mask, enum ut_ctx ctx)
+{
+	u64 cookie;
+	int id, ret;
+
+	for (id = 0; id < UT_MAX_TRACERS; id++) {
+		if (!(mask & BIT_ULL(id)))
+			continue;
+		ret = unwind_deferred_request(&ut_tracers[id].work, &cookie);
+		ut_log_req(id, ctx, ret, 0, cookie, current->pid);
+	}
+}
+
 /* "park": stop one task after its walk, or inside a callback. */
 static pid_t ut_park_tid;
 static bool ut_park_in_cb;
@@ -189,9 +203,6 @@ static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trac
 		.walks = current->unwind_info.nr_walks,
 	};
 
-	u64 mask, c;
-	int id, ret;
-
 	memcpy(rec.ips, trace->entries,
 	       min_t(unsigned int, trace->nr, UT_LOG_IPS) * sizeof(long));
 	ut_log_add(&rec);
@@ -201,13 +212,7 @@ static void ut_callback(struct unwind_work *work, struct unwind_stacktrace *trac
 	if (READ_ONCE(ut_rereq_tid) != current->pid)
 		return;
 	WRITE_ONCE(ut_rereq_tid, 0);
-	mask = xchg(&ut_rereq_mask, 0);
-	for (id = 0; id < UT_MAX_TRACERS; id++) {
-		if (!(mask & BIT_ULL(id)))
-			continue;
-		ret = unwind_deferred_request(&ut_tracers[id].work, &c);
-		ut_log_req(id, UT_CALLBACK, ret, 0, c, current->pid);
-	}
+	ut_request_each(xchg(&ut_rereq_mask, 0), UT_CALLBACK);
 }
 
 /* Make the requests of @b; any context. */
@@ -355,19 +360,13 @@ static bool ut_probe_registered;
 
 static void ut_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	u64 mask, cookie;
-	int i, ret;
+	u64 mask;
 
 	if (READ_ONCE(ut_armed_tid) != current->pid || id != READ_ONCE(ut_armed_nr))
 		return;
 	mask = xchg(&ut_armed_mask, 0);
 	WRITE_ONCE(ut_armed_tid, 0);
-	for (i = 0; i < UT_MAX_TRACERS; i++) {
-		if (!(mask & BIT_ULL(i)))
-			continue;
-		ret = unwind_deferred_request(&ut_tracers[i].work, &cookie);
-		ut_log_req(i, UT_PROBE, ret, 0, cookie, current->pid);
-	}
+	ut_request_each(mask, UT_PROBE);
 }
 
 static int ut_arm(long nr, u64 mask)
@@ -396,19 +395,10 @@ static bool ut_exec_probe_registered;
 static void ut_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
 			  struct linux_binprm *bprm)
 {
-	u64 mask, cookie;
-	int i, ret;
-
 	if (READ_ONCE(ut_exec_tid) != current->pid)
 		return;
 	WRITE_ONCE(ut_exec_tid, 0);
-	mask = xchg(&ut_exec_mask, 0);
-	for (i = 0; i < UT_MAX_TRACERS; i++) {
-		if (!(mask & BIT_ULL(i)))
-			continue;
-		ret = unwind_deferred_request(&ut_tracers[i].work, &cookie);
-		ut_log_req(i, UT_EXEC, ret, 0, cookie, current->pid);
-	}
+	ut_request_each(xchg(&ut_exec_mask, 0), UT_EXEC);
 }
 
 static int ut_arm_exec(u64 mask)
