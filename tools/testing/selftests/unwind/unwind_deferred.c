@@ -189,6 +189,18 @@ static struct rec *find(int cb, int tid, int tracer)
 	return NULL;
 }
 
+/* Show the whole log as read, so that a rare failure can be diagnosed. */
+static void dump_log(void)
+{
+	int i;
+
+	for (i = 0; i < nrecs; i++)
+		ksft_print_msg("log: %s tid=%d tracer=%u gen=%u %s ret=%d cookie=%llx %u %#lx\n",
+			       recs[i].cb ? "cb " : "req", recs[i].tid, recs[i].tracer,
+			       recs[i].gen, recs[i].cb ? "-" : recs[i].ctx, recs[i].ret,
+			       recs[i].cookie, recs[i].nr, recs[i].ips[0]);
+}
+
 /*
  * The tracers in @mask requested during one entry of @tid: each has exactly
  * one request line of context @ctx returning @ret and exactly one callback,
@@ -336,9 +348,11 @@ static int test_request_from_callback(void)
 		return fail(__LINE__, "no request from the callback\n");
 	if (req->cookie != find(0, tid, 0)->cookie)
 		return fail(__LINE__, "cookie changed within the entry\n");
-	if (count(1, tid, 0) != 1 || count(1, tid, 1) != 1)
+	if (count(1, tid, 0) != 1 || count(1, tid, 1) != 1) {
+		dump_log();
 		return fail(__LINE__, "callbacks: tracer 0 %d, tracer 1 %d, want 1 each\n",
 			    count(1, tid, 0), count(1, tid, 1));
+	}
 	if (find(1, tid, 1)->cookie != req->cookie ||
 	    find(1, tid, 1)->walks != find(1, tid, 0)->walks)
 		return fail(__LINE__, "second run: other cookie or another walk\n");
@@ -630,9 +644,11 @@ static int test_execve(void)
 		if (!(cb && count(1, child, t) == 1 && cb->cookie == req->cookie))
 			return fail(__LINE__, "tracer %d: not one callback with its cookie\n",
 				    t);
-		if (!(cb->nr >= 1 && cb->ips[0] == exec_ret_ip()))
+		if (!(cb->nr >= 1 && cb->ips[0] == exec_ret_ip())) {
+			dump_log();
 			return fail(__LINE__, "tracer %d: trace starts at %#lx, not %p\n",
 				    t, cb->ips[0], (void *)exec_ret_ip());
+		}
 		if (!(req2->cookie != req->cookie))
 			return fail(__LINE__, "cookie %llx on both sides of execve\n",
 				    req->cookie);
