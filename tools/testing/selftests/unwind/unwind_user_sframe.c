@@ -32,14 +32,6 @@ static char buf[4096];
 static long nread;
 static int fd;
 
-/* Keep @n bytes of stack in use, so that each frame has its own size. */
-#define USE_STACK(n)							\
-	do {								\
-		char pad[n];						\
-		pad[0] = 1;						\
-		asm volatile("" : : "r" (pad) : "memory");		\
-	} while (0)
-
 static void c(void)
 {
 	unsigned long ip;

@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
+#include "user_stack.h"
+
+
 #define DEPTH	3	/* lib_c, lib_b, main */
 
 struct chain {
@@ -32,13 +35,6 @@ struct chain {
 	unsigned long	len;
 	long		ret;
 };
-
-#define USE_STACK(n)							\
-	do {								\
-		char pad[n];						\
-		pad[0] = 1;						\
-		asm volatile("" : : "r" (pad) : "memory");		\
-	} while (0)
 
 #if defined(SFRAME_LIB_C) || defined(SFRAME_LIB_D)
 long lib_c(struct chain *ch)
@@ -94,9 +90,6 @@ long lib_b(struct chain *ch)
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-
-#include "../kselftest.h"
-#include "user_stack.h"
 
 static char buf[4096];
 static long (*lib_b)(struct chain *ch);

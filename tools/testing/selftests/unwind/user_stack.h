@@ -15,6 +15,14 @@
 
 #define STACK_FILE	"/sys/kernel/debug/unwind_test/user_stack"
 
+/* Keep @n bytes of stack in use, so that each frame has its own size. */
+#define USE_STACK(n)							\
+	do {								\
+		char pad[n];						\
+		pad[0] = 1;						\
+		asm volatile("" : : "r" (pad) : "memory");		\
+	} while (0)
+
 /*
  * Parse what read() of STACK_FILE gave: @len bytes in @buf (which has room
  * for one more), or a negative errno. At most @max addresses go to @got;
