@@ -39,9 +39,13 @@ if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
 	tb=$("$REPO/harness/binutils-trixie.sh") || die "no binutils 2.44"
 	build unwind_user_sframe_v2 "$st/unwind/unwind_user_sframe.c" \
 		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe -B "$tb/"
-	"$tb/readelf" --sframe "$out/unwind_user_sframe_v2" | grep -q SFRAME_VERSION_2 ||
+	# Not "readelf | grep -q": with pipefail, grep's early exit can fail
+	# the pipeline through readelf's SIGPIPE.
+	v2=$("$tb/readelf" --sframe "$out/unwind_user_sframe_v2")
+	[[ $v2 == *SFRAME_VERSION_2* ]] ||
 		die "unwind_user_sframe_v2 has no SFrame version 2 section"
-	readelf --sframe "$out/unwind_user_sframe" | grep -q SFRAME_VERSION_1 ||
+	v1=$(readelf --sframe "$out/unwind_user_sframe")
+	[[ $v1 == *SFRAME_VERSION_1* ]] ||
 		die "unwind_user_sframe has no SFrame version 1 section"
 fi
 # The same through shared libraries: one linked at startup, one dlopen()ed,

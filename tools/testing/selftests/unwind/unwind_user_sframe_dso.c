@@ -24,7 +24,6 @@
 
 #include "user_stack.h"
 
-
 #define DEPTH	3	/* lib_c, lib_b, main */
 
 struct chain {
