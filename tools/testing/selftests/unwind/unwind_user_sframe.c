@@ -35,22 +35,11 @@ static int fd;
 static void c(void)
 {
 	unsigned long ip;
-	long ret;
 
 	USE_STACK(40);
 	expected[1] = (unsigned long)__builtin_return_address(0);
-	asm volatile("lea 1f(%%rip), %[ip]\n\t"
-		     "mov %%rbp, %%r12\n\t"
-		     "mov $1, %%ebp\n\t"
-		     "syscall\n"
-		     "1:\n\t"
-		     "mov %%r12, %%rbp"
-		     : [ip] "=&r" (ip), "=a" (ret)
-		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (buf),
-		       "d" (sizeof(buf) - 1)
-		     : "rcx", "r11", "r12", "memory");
+	nread = read_without_fp(fd, buf, sizeof(buf) - 1, ip);
 	expected[0] = ip;
-	nread = ret;
 }
 
 static void b(void)

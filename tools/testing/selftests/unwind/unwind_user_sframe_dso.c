@@ -45,16 +45,7 @@ long lib_c(struct chain *ch)
 	ch->expected[1] = (unsigned long)__builtin_return_address(0);
 #ifdef SFRAME_LIB_C
 	/* Only SFrame can unwind from here: no frame pointer chain. */
-	asm volatile("lea 1f(%%rip), %[ip]\n\t"
-		     "mov %%rbp, %%r12\n\t"
-		     "mov $1, %%ebp\n\t"
-		     "syscall\n"
-		     "1:\n\t"
-		     "mov %%r12, %%rbp"
-		     : [ip] "=&r" (ip), "=a" (ret)
-		     : "a" ((long)SYS_read), "D" ((long)ch->fd), "S" (ch->buf),
-		       "d" (ch->len)
-		     : "rcx", "r11", "r12", "memory");
+	ret = read_without_fp(ch->fd, ch->buf, ch->len, ip);
 #else
 	asm volatile("lea 1f(%%rip), %[ip]\n\t"
 		     "syscall\n"

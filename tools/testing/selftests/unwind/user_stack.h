@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "../kselftest.h"
 
@@ -22,6 +23,32 @@
 		pad[0] = 1;						\
 		asm volatile("" : : "r" (pad) : "memory");		\
 	} while (0)
+
+#ifdef __x86_64__
+/*
+ * read() of @fd with a system call instruction right here in the caller,
+ * and RBP set to 1 for that instruction only: no frame-pointer walk can get
+ * past the caller, only SFrame can. @ip is set to the address after the
+ * instruction, the walk's first frame; the value is what read() returned.
+ * A macro, so that the instruction is in the caller whatever is inlined.
+ */
+#define read_without_fp(fd, buf, len, ip)				\
+	({								\
+		long __ret;						\
+									\
+		asm volatile("lea 1f(%%rip), %[addr]\n\t"			\
+			     "mov %%rbp, %%r12\n\t"				\
+			     "mov $1, %%ebp\n\t"				\
+			     "syscall\n"					\
+			     "1:\n\t"						\
+			     "mov %%r12, %%rbp"					\
+			     : [addr] "=&r" (ip), "=a" (__ret)			\
+			     : "a" ((long)SYS_read), "D" ((long)(fd)),		\
+			       "S" (buf), "d" (len)				\
+			     : "rcx", "r11", "r12", "memory");			\
+		__ret;							\
+	})
+#endif
 
 /*
  * Parse what read() of STACK_FILE gave: @len bytes in @buf (which has room
