@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The series' perf tool tests: the merge unit test (no kernel needed)
-# through the patched tree's own "perf test", and the fp,defer shell test.
+# through the patched tree's own "perf test", the fp,defer shell test and
+# perf top with fp,defer.
 # Each result becomes a TAP line; a skip counts as a failure here, as
 # everything the tests need is in the initramfs.
 #
@@ -22,11 +23,50 @@ case $rc in
 *) r="FAILED!" ;;
 esac
 echo " 71: perf record --call-graph fp,defer tests : $r" >>/tmp/perf-tests.out
+
+# perf top --call-graph fp,defer on the running demo: top holds each sample
+# until the deferred record of its thread comes, so the chains it shows
+# through the system call entry must go on with the demo's user frames,
+# innermost first: [full] leaf level x4 run main. Folded chains, one a
+# line; the run is bounded by timeout (SIGINT ends perf top), and stdin is
+# a FIFO that nobody writes, as perf top reads keys from stdin.
+top_ok=Ok
+$UNWIND_DEMO -d 4 -n 100000000 -s 1048576 >/dev/null &
+dpid=$!
+mkfifo /tmp/perf-top.in
+exec 3<>/tmp/perf-top.in
+COLUMNS=1000 LINES=1000 timeout -s INT 15 $P top -v -p $dpid --stdio -d 1 \
+	-e cpu-clock -c 100000 --call-graph fp,defer,folded --no-children \
+	<&3 >/tmp/perf-top.out 2>/tmp/perf-top.err
+exec 3<&-
+kill $dpid
+wait $dpid
+sed 's/^/# /' /tmp/perf-top.err
+grep -q "^deferred callchains: [1-9][0-9]* samples merged" /tmp/perf-top.err ||
+	top_ok="FAILED!"
+grep -a "entry_SYSCALL_64_after_hwframe" /tmp/perf-top.out | awk '
+	{
+		user = $0
+		sub(/.*;entry_SYSCALL_64_after_hwframe/, "", user)
+		sub(/^;full;/, ";", user)
+		if (user ~ /^;leaf;level;level;level;level;run;main(;|$)/)
+			good++
+		else {
+			print "# unexpected chain: " $0
+			bad++
+		}
+	}
+	END {
+		printf "# perf top: %d chains with the demo frames, %d without\n", good, bad
+		exit bad || !good
+	}' || top_ok="FAILED!"
+echo " 72: perf top --call-graph fp,defer shows the deferred user frames : $top_ok" \
+	>>/tmp/perf-tests.out
 # Final result lines look like " 63.1: Name    : Ok".
 grep -E '^ *[0-9]+(\.[0-9]+)?: .* : (Ok|FAILED!|Skip.*)$' /tmp/perf-tests.out \
 	> /tmp/perf-tests.res
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))

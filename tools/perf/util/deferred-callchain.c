@@ -15,6 +15,7 @@
  * one kernel entry's worth of samples per thread.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
@@ -182,13 +183,15 @@ int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 }
 
 static int __deferred_callchains__flush(struct deferred_callchains *dc,
-					bool all, u32 tid)
+					bool all, u32 tid, u64 before)
 {
 	struct deferred_sample *ds, *tmp;
 	int ret;
 
 	list_for_each_entry_safe(ds, tmp, &dc->samples, list) {
 		if (!all && ds->sample.tid != tid)
+			continue;
+		if (ds->sample.time >= before)
 			continue;
 
 		ret = deferred_sample__deliver_unmerged(dc, ds);
@@ -201,10 +204,15 @@ static int __deferred_callchains__flush(struct deferred_callchains *dc,
 
 int deferred_callchains__flush_tid(struct deferred_callchains *dc, u32 tid)
 {
-	return __deferred_callchains__flush(dc, false, tid);
+	return __deferred_callchains__flush(dc, false, tid, ULLONG_MAX);
+}
+
+int deferred_callchains__flush_before(struct deferred_callchains *dc, u64 time)
+{
+	return __deferred_callchains__flush(dc, true, 0, time);
 }
 
 int deferred_callchains__flush(struct deferred_callchains *dc)
 {
-	return __deferred_callchains__flush(dc, true, 0);
+	return __deferred_callchains__flush(dc, true, 0, ULLONG_MAX);
 }

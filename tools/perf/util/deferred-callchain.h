@@ -74,8 +74,12 @@ int deferred_callchains__add(struct deferred_callchains *dc,
 int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 				 u64 cookie, u64 nr, const __u64 *ips);
 
-/* Deliver the held samples of @tid, or all of them, as recorded. */
+/*
+ * Deliver as recorded the held samples of @tid, those taken before @time,
+ * or all of them.
+ */
 int deferred_callchains__flush_tid(struct deferred_callchains *dc, u32 tid);
+int deferred_callchains__flush_before(struct deferred_callchains *dc, u64 time);
 int deferred_callchains__flush(struct deferred_callchains *dc);
 
 #endif /* __PERF_DEFERRED_CALLCHAIN_H */
