@@ -72,7 +72,7 @@ mutate fixed_cookie kernel/unwind/deferred.c \
 	'new.cookie = old.cookie ?: 0x100000001ULL;' \
 	unwind_deferred.2
 mutate walk_every_time kernel/unwind/deferred.c \
-	'if (cache->cookie != cookie) {' 'if (cache) {' \
+	'if (!cookie || cache->cookie != cookie) {' 'if (cache) {' \
 	unwind_deferred.7
 mutate no_completed kernel/unwind/deferred.c \
 	$'\t\tif (atomic_long_fetch_or(bit, &info->completed) & bit)\n\t\t\tcontinue;\n' '' \
@@ -137,6 +137,20 @@ mutate perf_walk_in_place kernel/events/core.c \
 	'defer_cookie = perf_callchain_defer_request();' \
 	'defer_cookie = perf_callchain_defer_request() * 0;' \
 	deferred_callchain.
+
+# The exit-to-user static key: off with no tracer, and turning it off ends
+# every entry; the already-asked fast path of a request tests its own bit.
+mutate key_stays_on kernel/unwind/deferred.c \
+	$'\tstatic_branch_disable(&unwind_deferred_enabled);\n' '' \
+	unwind_deferred_key.1
+mutate key_off_keeps_entries kernel/unwind/deferred.c \
+	$'\tfor_each_process_thread(g, t)\n\t\tunwind_task_end_entry(t);' \
+	$'\tfor_each_process_thread(g, t)\n\t\t;' \
+	unwind_deferred_key.1
+mutate fast_path_any_bit kernel/unwind/deferred.c \
+	'(READ_ONCE(info->state.mask) & BIT(bit)))) {' \
+	'(READ_ONCE(info->state.mask) & UNWIND_WORK_MASK))) {' \
+	unwind_deferred.1
 
 # ftrace's client (kernel/trace/).
 mutate ftrace_wrong_cookie kernel/trace/trace_deferred_unwind.c \

@@ -3,6 +3,7 @@
 #define _LINUX_UNWIND_DEFERRED_H
 
 #include <linux/bits.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/unwind_deferred_types.h>
@@ -72,18 +73,22 @@ void unwind_deferred_flush(void);
 extern void (*unwind_deferred_test_hook)(void);
 #endif
 
+DECLARE_STATIC_KEY_FALSE(unwind_deferred_enabled);
 void __unwind_reset_info(void);
 
 /**
  * unwind_reset_info - end the kernel entry for deferred unwinding
  *
  * Called on every return to user space, after the task_work ran, with
- * interrupts disabled. When no tracer asked for anything during the entry
- * this is a single well-predicted branch.
+ * interrupts disabled. While no tracer is registered this is a no-op in the
+ * instruction stream (a static branch): nothing of the task's unwind state
+ * is loaded or tested. Otherwise, when no tracer asked for anything during
+ * the entry, it is one load and a well-predicted branch.
  */
 static __always_inline void unwind_reset_info(void)
 {
-	if (unlikely(READ_ONCE(current->unwind_info.state.mask)))
+	if (static_branch_unlikely(&unwind_deferred_enabled) &&
+	    unlikely(READ_ONCE(current->unwind_info.state.mask)))
 		__unwind_reset_info();
 }
 

@@ -20,9 +20,10 @@
  * user callchains.
  */
 
-#include <linux/init.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/unwind_deferred.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -33,8 +34,18 @@
  */
 #define PERF_DEFERRED_MAX_IPS	((U16_MAX - 256U) / sizeof(u64))
 
-/* One unwind work for all of perf: each kernel entry is walked only once. */
+/*
+ * One unwind work for all of perf: each kernel entry is walked only once.
+ * It is registered while at least one event with defer_callchain exists, so
+ * that with none the deferred unwinder costs nothing on return to user
+ * space.
+ */
 static struct unwind_work perf_unwind_work;
+
+/* Protect perf_defer_users and perf_defer_registered. */
+static DEFINE_MUTEX(perf_defer_mutex);
+static unsigned int perf_defer_users;
+static bool perf_defer_registered;
 
 struct perf_callchain_deferred_event {
 	struct unwind_stacktrace	*trace;
@@ -69,10 +80,16 @@ static void perf_callchain_deferred_output(struct perf_event *event,
 		return;
 
 	perf_output_put(&handle, deferred->event_id);
-	for (i = 0; i < deferred->event_id.nr; i++) {
-		u64 ip = trace->entries[i];
+	if (sizeof(unsigned long) == sizeof(u64)) {
+		/* The trace is already an array of u64: copy it at once. */
+		perf_output_copy(&handle, trace->entries,
+				 deferred->event_id.nr * sizeof(u64));
+	} else {
+		for (i = 0; i < deferred->event_id.nr; i++) {
+			u64 ip = trace->entries[i];
 
-		perf_output_put(&handle, ip);
+			perf_output_put(&handle, ip);
+		}
 	}
 	perf_event__output_id_sample(event, &handle, &sample);
 	perf_output_end(&handle);
@@ -107,7 +124,8 @@ static void perf_callchain_deferred(struct unwind_work *work,
  *
  * Context: any, including NMI. Never sleeps or faults.
  * Return: the cookie of the current kernel entry, or 0 if the request was
- * refused (kernel thread, exiting task, no support). The caller then walks
+ * refused (kernel thread, exiting task, no support, perf's work not
+ * registered). The caller then walks
  * the user stack in place, as without defer_callchain.
  */
 u64 perf_callchain_defer_request(void)
@@ -119,12 +137,52 @@ u64 perf_callchain_defer_request(void)
 	return cookie;
 }
 
-static int __init perf_callchain_deferred_init(void)
+/**
+ * perf_callchain_defer_get - an event with defer_callchain was created
+ *
+ * Registers perf's unwind work with the first such event. If that fails
+ * (every tracer bit taken), requests are refused and samples walk the user
+ * stack in place, as without defer_callchain; the next event tries again.
+ *
+ * Context: task context, may sleep (from perf_event_alloc()).
+ */
+void perf_callchain_defer_get(void)
 {
-	/*
-	 * Until this runs, and if it fails, requests are refused and samples
-	 * fall back to walking the user stack in place.
-	 */
-	return unwind_deferred_init(&perf_unwind_work, perf_callchain_deferred);
+	guard(mutex)(&perf_defer_mutex);
+
+	perf_defer_users++;
+	if (!perf_defer_registered)
+		perf_defer_registered =
+			!unwind_deferred_init(&perf_unwind_work,
+					      perf_callchain_deferred);
 }
-core_initcall(perf_callchain_deferred_init);
+
+/*
+ * Unregister once the last event is gone, unless a new one came meanwhile.
+ * From a workqueue: the cancel waits for grace periods, which closing an
+ * event should not, and it must not wait under perf's locks.
+ */
+static void perf_callchain_defer_release(struct work_struct *unused)
+{
+	guard(mutex)(&perf_defer_mutex);
+
+	if (perf_defer_users || !perf_defer_registered)
+		return;
+	unwind_deferred_cancel(&perf_unwind_work);
+	perf_defer_registered = false;
+}
+
+static DECLARE_WORK(perf_defer_release_work, perf_callchain_defer_release);
+
+/**
+ * perf_callchain_defer_put - an event with defer_callchain was freed
+ *
+ * Context: task context, may sleep (from _free_event()).
+ */
+void perf_callchain_defer_put(void)
+{
+	guard(mutex)(&perf_defer_mutex);
+
+	if (!--perf_defer_users)
+		schedule_work(&perf_defer_release_work);
+}

@@ -46,11 +46,21 @@
 
 #define UNWIND_WORK_MASK	(~(UNWIND_PENDING | UNWIND_USED))
 
-/* Protects unwind_works updates and unwind_bits_used. */
+/* Protects unwind_works updates, unwind_bits_used and unwind_nr_works. */
 static DEFINE_MUTEX(unwind_mutex);
 static LIST_HEAD(unwind_works);
 static unsigned long unwind_bits_used = UNWIND_PENDING | UNWIND_USED;
+static unsigned int unwind_nr_works;
 DEFINE_STATIC_SRCU(unwind_srcu);
+
+/*
+ * On while at least one work is registered: only then can a task have state
+ * for unwind_reset_info() to end, so that while no tracer uses deferral the
+ * exit to user space does not even look at it. Turned on before a work's bit
+ * is published and off only after the last bit was released (see
+ * unwind_deferred_retire()).
+ */
+DEFINE_STATIC_KEY_FALSE(unwind_deferred_enabled);
 
 static DEFINE_PER_CPU(u32, unwind_cookie_ctr);
 
@@ -178,34 +188,14 @@ static bool unwind_task_refused(struct task_struct *task)
 	return (task->flags & (PF_KTHREAD | PF_USER_WORKER)) || !task->mm;
 }
 
-/**
- * unwind_user_faultable - walk the current task's user stack, once per entry
- * @trace: set to the trace; its entries belong to the task's cache and are
- *	   valid until the task returns to user space
- *
- * The first call during a kernel entry walks the user stack into the task's
- * cache (allocated on first use); later calls during the same entry return
- * the cached trace without walking again.
- *
- * Context: task context, page faults allowed; may sleep.
- * Return: 0, even if the walk found no frame; -EINVAL for kernel threads,
- * user workers and tasks without an mm; -ENOMEM if the cache could not be
- * allocated; -EOPNOTSUPP if the CPU lacks cmpxchg16b.
+/*
+ * Walk the current task's user stack into its cache for the entry with
+ * @cookie, unless the cache already holds that entry's trace.
  */
-int unwind_user_faultable(struct unwind_stacktrace *trace)
+static int unwind_walk_cached(struct unwind_task_info *info, u64 cookie,
+			      struct unwind_stacktrace *trace)
 {
-	struct unwind_task_info *info = &current->unwind_info;
 	struct unwind_cache *cache = info->cache;
-	u64 cookie;
-
-	might_fault();
-
-	trace->nr = 0;
-	trace->entries = NULL;
-	if (unwind_task_refused(current))
-		return -EINVAL;
-	if (!system_has_cmpxchg128())
-		return -EOPNOTSUPP;
 
 	if (!cache) {
 		cache = kzalloc(UNWIND_CACHE_SIZE, GFP_KERNEL);
@@ -214,8 +204,8 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 		info->cache = cache;
 	}
 
-	cookie = unwind_get_cookie(info);
-	if (cache->cookie != cookie) {
+	/* 0 is never an entry's cookie: walk rather than trust the cache. */
+	if (!cookie || cache->cookie != cookie) {
 		struct unwind_stacktrace walk = { .entries = cache->entries };
 
 		unwind_user(&walk, UNWIND_MAX_ENTRIES);
@@ -229,6 +219,38 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 	trace->nr = cache->nr_entries;
 	trace->entries = cache->entries;
 	return 0;
+}
+
+/**
+ * unwind_user_faultable - walk the current task's user stack, once per entry
+ * @trace: set to the trace; its entries belong to the task's cache and are
+ *	   valid until the task returns to user space
+ *
+ * The first call during a kernel entry walks the user stack into the task's
+ * cache (allocated on first use); later calls during the same entry return
+ * the cached trace without walking again.
+ *
+ * Context: task context, page faults allowed; may sleep. The caller must
+ * hold a registered unwind_work until the task returned to user space: the
+ * entry this gives a cookie to is ended there only while one is registered.
+ * Return: 0, even if the walk found no frame; -EINVAL for kernel threads,
+ * user workers and tasks without an mm; -ENOMEM if the cache could not be
+ * allocated; -EOPNOTSUPP if the CPU lacks cmpxchg16b.
+ */
+int unwind_user_faultable(struct unwind_stacktrace *trace)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+
+	might_fault();
+
+	trace->nr = 0;
+	trace->entries = NULL;
+	if (unwind_task_refused(current))
+		return -EINVAL;
+	if (!system_has_cmpxchg128())
+		return -EOPNOTSUPP;
+
+	return unwind_walk_cached(info, unwind_get_cookie(info), trace);
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_user_faultable);
 
@@ -278,7 +300,15 @@ static void unwind_deferred_task_work(struct callback_head *head)
 	 * unwind_deferred_cancel() never waits for it. A failed walk still
 	 * calls back, with an empty trace.
 	 */
-	unwind_user_faultable(&trace);
+	/*
+	 * The cookie of the state taken, not unwind_get_cookie(): once the
+	 * last tracer is gone, unwind_deferred_retire() ends every entry, and
+	 * a walk that began before must not start a new one behind it.
+	 */
+	trace.nr = 0;
+	trace.entries = NULL;
+	if (!unwind_task_refused(current))
+		unwind_walk_cached(info, state.cookie, &trace);
 	unwind_deferred_test_point();
 
 	idx = srcu_read_lock(&unwind_srcu);
@@ -343,6 +373,27 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 {
 	struct unwind_task_info *info = &current->unwind_info;
 	int bit, ret;
+	u64 c;
+
+	/*
+	 * Already asked during this entry: two loads and a test, with no
+	 * atomic operation. The cookie is read first. While the entry lasts
+	 * only the task itself changes it, and an interrupt that does so (a
+	 * first request from an IRQ or NMI between the two loads) finds it 0
+	 * here, which takes the slow path. If the mask read next still has the
+	 * bit, no cancel has scrubbed it yet, so no end of all entries by
+	 * unwind_deferred_retire() (which scrubs every bit first, pairing with
+	 * the smp_rmb()) has cleared the cookie read either. The checks of the
+	 * slow path passed when the bit was set in this entry.
+	 */
+	bit = READ_ONCE(work->bit);
+	c = READ_ONCE(info->state.cookie);
+	smp_rmb();
+	if (likely(bit >= UNWIND_FIRST_WORK_BIT && c &&
+		   (READ_ONCE(info->state.mask) & BIT(bit)))) {
+		*cookie = c;
+		return 1;
+	}
 
 	*cookie = 0;
 	if (unwind_task_refused(current) || (current->flags & PF_EXITING))
@@ -455,6 +506,9 @@ int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 		return -EBUSY;
 	}
 	__set_bit(bit, &unwind_bits_used);
+	/* Before any request can set state that the exit must end. */
+	if (!unwind_nr_works++)
+		static_branch_enable(&unwind_deferred_enabled);
 	work->func = func;
 	list_add_rcu(&work->list, &unwind_works);
 	/*
@@ -508,6 +562,49 @@ static unsigned long unwind_deferred_unlink(struct unwind_work *work)
 	return bit;
 }
 
+/* End @task's entry, as unwind_state_reset() would, but keep PENDING. */
+static void unwind_task_end_entry(struct task_struct *task)
+{
+	struct unwind_task_info *info = &task->unwind_info;
+	union unwind_task_state old, new = { .full = 0 };
+
+	if (!READ_ONCE(info->state.mask) && !READ_ONCE(info->state.cookie))
+		return;
+	old = unwind_state_read(info);
+	do {
+		new.mask = old.mask & UNWIND_PENDING;
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+}
+
+/*
+ * The last work is gone: turn unwind_reset_info() off. Tasks that requested
+ * during an entry that has not ended yet would keep their mask and cookie
+ * past their return to user space, and hand the old cookie (and cached
+ * trace) to a request of a later entry once a tracer registers again. So
+ * end every entry here, after the key is off (static_branch_disable()
+ * returns once no CPU runs the old code, and exits run with interrupts
+ * off). Nothing can set state again before the next registration: there is
+ * no work to request with, task_works use the cookie they took, and
+ * unwind_user_faultable() needs a registered work. Keeping PENDING keeps a
+ * queued task_work's state consistent; it then finds nothing to do, or the
+ * request of a new tracer that came meanwhile. A cached trace is not
+ * touched: its cookie is not handed out again.
+ *
+ * Context: unwind_mutex held, so no registration runs concurrently.
+ */
+static void unwind_deferred_disable(void)
+{
+	struct task_struct *g, *t;
+
+	lockdep_assert_held(&unwind_mutex);
+	static_branch_disable(&unwind_deferred_enabled);
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		unwind_task_end_entry(t);
+	rcu_read_unlock();
+}
+
 /*
  * Make @bit of an unlinked work free for another tracer. The order matters
  * (contract: a new tracer never gets a callback for an entry in which it did
@@ -517,7 +614,8 @@ static unsigned long unwind_deferred_unlink(struct unwind_work *work)
  *  2. scrub it from every task's mask and completed bits;
  *  3. wait for SRCU: a task_work that read a mask with the bit before the
  *     scrub has finished its callbacks; one that starts later cannot see it;
- *  4. only then release the bit.
+ *  4. only then release the bit, and if it was the last one, end every
+ *     entry (see unwind_deferred_disable()).
  * Nothing here waits for a user stack walk: walks run outside SRCU.
  */
 static void unwind_deferred_retire(unsigned long bit)
@@ -535,6 +633,8 @@ static void unwind_deferred_retire(unsigned long bit)
 
 	guard(mutex)(&unwind_mutex);
 	unwind_bits_used &= ~bit;
+	if (!--unwind_nr_works)
+		unwind_deferred_disable();
 }
 
 /**

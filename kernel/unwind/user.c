@@ -4,10 +4,11 @@
  *
  * The walker runs in the context of the task whose stack it walks, with the
  * task stopped in the kernel, so no user code changes the stack under it. It
- * reads user memory only through get_user(), which may fault pages in and
- * sleep: callers must be in task context with page faults enabled. Callers
- * that sample from NMI or IRQ context defer the walk to task context (see
- * kernel/unwind/deferred.c) instead of calling it directly.
+ * reads user memory only through the uaccess primitives, which may fault
+ * pages in and sleep: callers must be in task context with page faults
+ * enabled. Callers that sample from NMI or IRQ context defer the walk to
+ * task context (see kernel/unwind/deferred.c) instead of calling it
+ * directly.
  *
  * The chain of saved frame pointers comes from user memory and must not be
  * trusted. Every step has to move strictly up the stack, stay aligned to the
@@ -28,19 +29,49 @@
 
 struct unwind_user_sframe;
 
-/* Read one user word of the walked task's size into @val. */
-static int unwind_user_read(const struct unwind_user_state *state,
-			    unsigned long addr, unsigned long *val)
+/*
+ * Read the return address, and the saved frame pointer if @frame has one,
+ * of the frame whose CFA is @cfa, in one user access window: one access
+ * check and one STAC/CLAC pair for both words, which are mostly adjacent.
+ * A fault in the window may sleep to bring the page in, as get_user() may.
+ */
+static int unwind_user_read_frame(const struct unwind_user_state *state,
+				  unsigned long cfa,
+				  const struct unwind_user_frame *frame,
+				  unsigned long *ra, unsigned long *fp)
 {
+	unsigned long ra_addr = cfa + frame->ra_off;
+	unsigned long fp_addr = cfa + frame->fp_off;
+	unsigned long lo = ra_addr, hi = ra_addr;
+
+	if (frame->fp_off) {
+		lo = min(ra_addr, fp_addr);
+		hi = max(ra_addr, fp_addr);
+	}
+	if (!user_read_access_begin((const void __user *)lo,
+				    hi - lo + state->ws))
+		return -EFAULT;
 	if (state->ws == sizeof(u32)) {
 		u32 word;
 
-		if (get_user(word, (const u32 __user *)addr))
-			return -EFAULT;
-		*val = word;
-		return 0;
+		unsafe_get_user(word, (const u32 __user *)ra_addr, fault);
+		*ra = word;
+		if (frame->fp_off) {
+			unsafe_get_user(word, (const u32 __user *)fp_addr, fault);
+			*fp = word;
+		}
+	} else {
+		unsafe_get_user(*ra, (const unsigned long __user *)ra_addr,
+				fault);
+		if (frame->fp_off)
+			unsafe_get_user(*fp, (const unsigned long __user *)fp_addr,
+					fault);
 	}
-	return get_user(*val, (const unsigned long __user *)addr);
+	user_read_access_end();
+	return 0;
+fault:
+	user_read_access_end();
+	return -EFAULT;
 }
 
 /*
@@ -108,14 +139,9 @@ static int unwind_user_next(struct unwind_user_state *state,
 	if (state->ws == sizeof(u32) && cfa > U32_MAX)
 		return -EINVAL;
 
-	if (unwind_user_read(state, cfa + frame.ra_off, &ra))
+	fp = state->fp;
+	if (unwind_user_read_frame(state, cfa, &frame, &ra, &fp))
 		return -EFAULT;
-	if (frame.fp_off) {
-		if (unwind_user_read(state, cfa + frame.fp_off, &fp))
-			return -EFAULT;
-	} else {
-		fp = state->fp;
-	}
 
 	/* A zero or non-user return address ends the chain as well. */
 	if (!ra || ra >= TASK_SIZE_MAX)

@@ -38,6 +38,8 @@
  *                         hold it, inside this write(), until "mmunlock"
  *   waitmm                wait until the lock is held
  *   mmunlock              let the holder release it
+ *   key 0|1               succeed if the exit-to-user static key is off (0)
+ *                         or on (1), else fail with -EBUSY
  *   clear                 empty the log
  *
  * log (read): one line per event, oldest first:
@@ -535,6 +537,10 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 	} else if (!strncmp(buf, "mmunlock", 8)) {
 		complete(&ut_mm_unlock);
 		ret = 0;
+	} else if (sscanf(buf, "key %d", &n) == 1) {
+		/* Succeeds if the exit-to-user key is on (1) or off (0). */
+		ret = static_key_enabled(&unwind_deferred_enabled) == !!n ?
+		      0 : -EBUSY;
 	} else if (!strncmp(buf, "clear", 5)) {
 		spin_lock_irq(&ut_log_lock);
 		ut_log_len = 0;

@@ -717,6 +717,91 @@ static int test_bit_reuse(void)
 	return 1;
 }
 
+static pthread_barrier_t key_gate;
+static int key_tid, key_ret;	/* key_ret: __atomic */
+
+/* Parks in the task_work of its first request, then asks again later. */
+static void *key_thread(void *arg)
+{
+	int ret;
+
+	key_tid = gettid_();
+	ret = ctl("park") || ctl("request 1 task 1");
+	pthread_barrier_wait(&key_gate);	/* main: key off, then on */
+	pthread_barrier_wait(&key_gate);
+	ret = ret || chain("request 1 task 1");
+	__atomic_store_n(&key_ret, ret ? -1 : 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The exit-to-user static key is on exactly while a tracer is registered,
+ * and turning it off loses nothing and leaves nothing behind. Run first,
+ * before anything registered (perf registers only while an event with
+ * defer_callchain exists, ftrace only while an instance has the option).
+ * A thread requests, and its task_work parks after the walk; the only
+ * tracer is cancelled, so the key goes off while the thread's entry is not
+ * over yet, and its return to user space no longer ends it. Registered
+ * again, the next request of that thread, in a new entry, must get a new
+ * cookie and its own stack, not the old entry's cookie and cached trace.
+ */
+static int test_key(void)
+{
+	unsigned long long c1 = 0, c2 = 0;
+	struct rec *cb = NULL;
+	pthread_t th;
+	int i, n = 0;
+
+	if (ctl("cancel ffffffffffffffff") || ctl("clear"))
+		return fail(__LINE__, "cancel, clear\n");
+	if (ctl("key 0"))
+		return fail(__LINE__, "key on with no tracer registered\n");
+	if (ctl("register 1") || ctl("key 1"))
+		return fail(__LINE__, "key off with a tracer registered\n");
+	pthread_barrier_init(&key_gate, NULL, 2);
+	if (pthread_create(&th, NULL, key_thread, NULL))
+		return fail(__LINE__, "pthread_create\n");
+	if (ctl("waitpark"))
+		return fail(__LINE__, "waitpark: %s\n", strerror(errno));
+	if (ctl("cancel 1") || ctl("key 0"))
+		return fail(__LINE__, "key still on after the last cancel\n");
+	ctl("unpark");
+	pthread_barrier_wait(&key_gate);
+	if (ctl("register 1") || ctl("key 1"))
+		return fail(__LINE__, "register again\n");
+	pthread_barrier_wait(&key_gate);
+	pthread_join(th, NULL);
+	ctl("cancel 1");
+	if (key_ret != 1)
+		return fail(__LINE__, "thread's writes failed\n");
+
+	read_log();
+	for (i = 0; i < nrecs; i++) {
+		if (recs[i].tid != key_tid)
+			continue;
+		if (recs[i].cb) {
+			cb = &recs[i];
+			n++;
+		} else if (!c1) {
+			c1 = recs[i].cookie;
+		} else {
+			c2 = recs[i].cookie;
+		}
+	}
+	if (!(c1 && c2 && c1 != c2)) {
+		dump_log();
+		return fail(__LINE__, "cookies %llx then %llx: the old entry lived on\n",
+			    c1, c2);
+	}
+	if (!(n == 1 && cb->cookie == c2))
+		return fail(__LINE__, "%d callbacks, want one with cookie %llx\n", n, c2);
+	for (i = 0; i < 4; i++)
+		if (!(cb->nr > 4 && cb->ips[i] == expected[i]))
+			return fail(__LINE__, "frame %d is %#lx, want %#lx (a stale trace?)\n",
+				    i, cb->ips[i], expected[i]);
+	return 1;
+}
+
 #define TRACEFS		"/sys/kernel/tracing"
 #define INST		TRACEFS "/instances/unwind_mm"
 
@@ -1021,6 +1106,12 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n", CTL,
 			       strerror(errno));
 	tid = gettid_();
+	if (argc > 1 && !strcmp(argv[1], "--key")) {
+		ksft_set_plan(1);
+		ksft_test_result(test_key(),
+				 "static key: on only with a tracer, no entry outlives it\n");
+		ksft_finished();
+	}
 	ksft_set_plan(17);
 	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
 		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
