@@ -257,10 +257,15 @@ static int lost(struct merge_test *mt)
 	CHECK_DELIVERED(0, 100, 1, 2, false, COOKIE_A, 0);
 	CHECK_DELIVERED(1, 100, 3, 3, false, COOKIE_A, 0);
 
+	/* Held since before a time (perf top): those, the others stay. */
 	TEST_ASSERT_VAL("add", add_sample(mt, 102, 4, COOKIE_C, 0) == 0);
+	TEST_ASSERT_VAL("flush before",
+			deferred_callchains__flush_before(&mt->dc, 4) == 0);
+	CHECK_COUNTS(3, 1);
+	CHECK_DELIVERED(2, 101, 2, 1, false, COOKIE_B, 0);
+
 	TEST_ASSERT_VAL("flush", deferred_callchains__flush(&mt->dc) == 0);
 	CHECK_COUNTS(4, 0);
-	CHECK_DELIVERED(2, 101, 2, 1, false, COOKIE_B, 0);
 	CHECK_DELIVERED(3, 102, 4, 0, false, COOKIE_C, 0);
 
 	/* Nothing left: a late record delivers nothing. */
