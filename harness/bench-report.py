@@ -39,8 +39,23 @@ def sel(part, log=None, **match):
             and all(kv.get(k) == str(v) for k, v in match.items())]
 
 
+def build(rows, b):
+    """The rows of build B: 'fp' (no build= key) or 'sframe'."""
+    return [kv for kv in rows if kv.get('build', 'fp') == b]
+
+
 def num(kv, k):
     return float(kv[k])
+
+
+def slope(pts):
+    """Least-squares slope of [(x, y)], or None with fewer than 2 x values."""
+    if len({x for x, _ in pts}) < 2:
+        return None
+    mx = statistics.mean(x for x, _ in pts)
+    my = statistics.mean(y for _, y in pts)
+    return (sum((x - mx) * (y - my) for x, y in pts) /
+            sum((x - mx) ** 2 for x, _ in pts))
 
 
 def stat(vals):
@@ -150,23 +165,34 @@ def bench(log, unit, tag):
     p('   %-5s %-9s %-24s %-10s %-12s %-22s %-10s' % ('depth', 'mode', 'slowdown vs no perf',
                                                       'B/sample', 'perf.data', 'report time vs fp',
                                                       'complete'))
-    for d in ('8', '32', '128'):
-        none = {kv['run']: num(kv, 'ns') for kv in sel('profile', log, depth=d, mode='none')}
-        fpr = {kv['run']: num(kv, 'report_ns') for kv in sel('profile', log, depth=d, mode='fp')}
-        for mode in ('fp', 'dwarf', 'fp,defer'):
-            r = sel('profile', log, depth=d, mode=mode)
-            if not r:
-                continue
-            slow = stat([num(kv, 'ns') / none[kv['run']] for kv in r if kv['run'] in none])
-            bps = stat([(num(kv, 'sample_bytes') + num(kv, 'record_bytes')) / num(kv, 'samples')
-                        for kv in r])
-            size = stat([num(kv, 'size') / 1024 for kv in r])
-            rep = stat([num(kv, 'report_ns') / fpr[kv['run']] for kv in r if kv['run'] in fpr])
-            comp = stat([100 * num(kv, 'complete') / max(1, num(kv, 'own_samples')) for kv in r])
-            prof[(d, mode)] = dict(slow=slow, bps=bps, size=size, rep=rep, comp=comp)
-            p('   %-5s %-9s %-24s %-10s %-12s %-22s %s' % (
-                d, mode, fmt(slow, '%.3f'), '%.0f' % bps[0], '%.0f KiB' % size[0],
-                fmt(rep, '%.2f'), '%.1f%%' % comp[0]))
+    def profile_rows(b, prof):
+        for d in ('8', '32', '128'):
+            none = {kv['run']: num(kv, 'ns')
+                    for kv in build(sel('profile', log, depth=d, mode='none'), b)}
+            fpr = {kv['run']: num(kv, 'report_ns')
+                   for kv in build(sel('profile', log, depth=d, mode='fp'), b)}
+            for mode in ('fp', 'dwarf', 'fp,defer'):
+                r = build(sel('profile', log, depth=d, mode=mode), b)
+                if not r:
+                    continue
+                slow = stat([num(kv, 'ns') / none[kv['run']] for kv in r if kv['run'] in none])
+                bps = stat([(num(kv, 'sample_bytes') + num(kv, 'record_bytes')) /
+                            num(kv, 'samples') for kv in r])
+                size = stat([num(kv, 'size') / 1024 for kv in r])
+                rep = stat([num(kv, 'report_ns') / fpr[kv['run']] for kv in r if kv['run'] in fpr])
+                comp = stat([100 * num(kv, 'complete') / max(1, num(kv, 'own_samples'))
+                             for kv in r])
+                prof[(d, mode)] = dict(slow=slow, bps=bps, size=size, rep=rep, comp=comp)
+                p('   %-5s %-9s %-24s %-10s %-12s %-22s %s' % (
+                    d, mode, fmt(slow, '%.3f'), '%.0f' % bps[0], '%.0f KiB' % size[0],
+                    fmt(rep, '%.2f'), '%.1f%%' % comp[0]))
+
+    profile_rows('fp', prof)
+    sprof = {}
+    if build(sel('profile', log), 'sframe'):
+        p('   no-FP+SFrame build (unwind_demo_sframe: -O2 -fomit-frame-pointer -Wa,--gsframe;')
+        p('   slowdown and report time against the same build):')
+        profile_rows('sframe', sprof)
     for d in ('8', '32', '128'):
         if (d, 'fp,defer') not in prof:
             continue
@@ -180,6 +206,13 @@ def bench(log, unit, tag):
                df['slow'][0] <= fp['slow'][0] * 1.05,
                '%.3f vs %.3f' % (df['slow'][0], fp['slow'][0]))
         target(tag + 'depth %s: fp,defer stacks as complete as dwarf' % d,
+               df['comp'][0] >= dw['comp'][0],
+               '%.1f%% vs %.1f%% (fp %.1f%%)' % (df['comp'][0], dw['comp'][0], fp['comp'][0]))
+    for d in ('8', '32', '128'):
+        if (d, 'fp,defer') not in sprof or (d, 'dwarf') not in sprof:
+            continue
+        df, fp, dw = sprof[(d, 'fp,defer')], sprof[(d, 'fp')], sprof[(d, 'dwarf')]
+        target(tag + 'no-FP+SFrame depth %s: fp,defer stacks as complete as dwarf' % d,
                df['comp'][0] >= dw['comp'][0],
                '%.1f%% vs %.1f%% (fp %.1f%%)' % (df['comp'][0], dw['comp'][0], fp['comp'][0]))
 
@@ -211,7 +244,7 @@ def bench(log, unit, tag):
     p('5. Scaling: request + delivery (walk, callbacks) per system call, ticks,')
     p('   over the same system call without a request ("fire K" - "fire 0")')
     for axis, key in (('depth', 'depth'), ('tracers', 'set'), ('threads', 'threads')):
-        r = sel('deliver', log, axis=axis)
+        r = build(sel('deliver', log, axis=axis), 'fp')
         vals = sorted({kv[key] for kv in r}, key=lambda v: (v == 'all', int(v) if v.isdigit() else 0))
         for v in vals:
             rr = [kv for kv in r if kv[key] == v]
@@ -226,6 +259,35 @@ def bench(log, unit, tag):
                 extra = ' (%s tracers)' % rr[0]['tracers']
             p('   %-8s %-5s cost %-24s base syscall %-6.0f callbacks %s%s' % (
                 axis, v, fmt(cost), base[0], 'all delivered' if ok else 'MISSING', extra))
+
+    # 5, no-FP build: the same by depth, walked through SFrame; per frame.
+    sr = build(sel('deliver', log, axis='depth'), 'sframe')
+    if sr:
+        p('   no-FP+SFrame build (unwind_bench_sframe: -O2 -fomit-frame-pointer -Wa,--gsframe):')
+        for v in sorted({kv['depth'] for kv in sr}, key=int):
+            rr = [kv for kv in sr if kv['depth'] == v]
+            cost = stat([num(kv, 'cost') for kv in rr])
+            base = stat([num(kv, 'base') for kv in rr])
+            ok = all(kv['callbacks'] == kv['expected'] for kv in rr)
+            p('   %-8s %-5s cost %-24s base syscall %-6.0f callbacks %s, %s frames' % (
+                'depth', v, fmt(cost), base[0], 'all delivered' if ok else 'MISSING',
+                rr[0]['nr']))
+
+        def slopes(rows):
+            runs = {}
+            for kv in rows:
+                runs.setdefault(kv['run'], []).append((num(kv, 'nr'), num(kv, 'cost')))
+            return {run: slope(pts) for run, pts in runs.items()}
+        fs = slopes(build(sel('deliver', log, axis='depth'), 'fp'))
+        ss = slopes(sr)
+        fps, sfs = stat(fs.values()), stat(ss.values())
+        ratio = stat([ss[r] / fs[r] for r in ss if fs.get(r) and ss[r] is not None])
+        if fps and sfs:
+            p('   per frame (least-squares slope of cost over frames walked, depths 8 to 480):')
+            p('     frame-pointer step %s, SFrame step %s, SFrame/fp %s' % (
+                fmt(fps, '%.1f'), fmt(sfs, '%.1f'), fmt(ratio, '%.2f')))
+            target(tag + 'SFrame step <= 2x frame-pointer step', ratio[0] <= 2,
+                   '%.1f vs %.1f ticks per frame (%.2fx)' % (sfs[0], fps[0], ratio[0]))
 
     # 6. ftrace.
     p()
@@ -244,6 +306,43 @@ def bench(log, unit, tag):
             ft[d] = (ip, dl)
             p('   %-5s %-28s %-28s %.2fx' % (d, fmt(ip), fmt(dl), rt[0]))
     p('   (in place records at most 8 frames; delayed records the whole stack)')
+
+    # 7. SFrame discovery.
+    r = sel('discover', log)
+    if r:
+        p()
+        p('7. SFrame discovery: unwind_bench_dso (no FP, SFrame) dlopen()s libunwind_bench_01.so')
+        p('   (one frame, SFrame), times "fire 1" from under its frame twice, then "fire 0",')
+        p('   and dlclose()s it; %s times per run. Ticks per write(), medians per run:' % r[0]['n'])
+        first = stat([num(kv, 'first') for kv in r])
+        exam = stat([num(kv, 'examined') for kv in r])
+        base = stat([num(kv, 'base') for kv in r])
+        disc = stat([num(kv, 'discovery') for kv in r])
+        walk = stat([num(kv, 'walk') for kv in r])
+        p('   first walk to meet the fresh mapping  %s' % fmt(first))
+        p('   the same walk, mapping examined       %s' % fmt(exam))
+        p('   no request ("fire 0")                 %s' % fmt(base))
+        p('   discovery (first - examined)          %s, %.1fx the walk' % (
+            fmt(disc), disc[0] / max(1, walk[0])))
+        p('   the walk itself (examined - fire 0)   %s, %s frames' % (fmt(walk), r[0]['nr']))
+
+    # 8. SFrame registry memory.
+    r = sel('registry', log)
+    if r:
+        p()
+        p('8. SFrame registry memory per mm: unwind_bench_dso (no FP, SFrame) with %s'
+          % r[0]['libs'])
+        p('   dlopen()ed libraries (SFrame), after one walk through all of them')
+        by = stat([num(kv, 'bytes') for kv in r])
+        kv = r[0]
+        p('   mappings %s, file-backed executable %s, examined %s, with a section %s' % (
+            kv['vmas'], kv['exec'], kv['examined'], kv['sections']))
+        p('   bytes of entries (ksize): %s = %.0f per section; before the walk: %s' % (
+            fmt(by), by[0] / max(1, num(kv, 'sections')), kv['before_bytes']))
+        p('   frames walked %s; mappings without a section hold a sentinel (0 bytes);'
+          % kv['nr'])
+        p('   every VMA also carries the 8-byte vma->sframe_info pointer (%d bytes here)'
+          % (8 * int(kv['vmas'])))
 
     return prof, scal, ft
 

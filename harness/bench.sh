@@ -16,6 +16,8 @@
 #    figures are deterministic, and TCG is slower with -icount).
 # Writes the console logs, data.csv, table.txt and plot.png to RESULTS_DIR
 # (default: results/DATE-TIME in the repository) and prints the table.
+# PARTS=NAME,... limits the bench boots to those parts of
+# harness/guest/bench.list (names without "bench_"), for a short look.
 . "$(dirname "$0")/lib.sh"
 
 out=${1:-$REPO/results/$(date +%Y%m%d-%H%M)}
@@ -45,7 +47,8 @@ boot() {	# boot KERNEL NAME JOB RUNS [icount [LOOPS]]
 		acc=tcg,thread=single
 		extra="-icount shift=0,sleep=off"
 	fi
-	ACCEL=$acc QEMU_EXTRA=$extra KAPPEND="unwind.runs=$4 unwind.loops=${6:-10000}" \
+	ACCEL=$acc QEMU_EXTRA=$extra \
+	KAPPEND="unwind.runs=$4 unwind.loops=${6:-10000}${PARTS:+ unwind.parts=$PARTS}" \
 		"$REPO/harness/qemu-run.sh" "$1" "$out/console-$2.log" "$3" 1800 ||
 		die "boot $2 failed; see $out/console-$2.log"
 	grep -q '^=== ALL DONE' "$out/console-$2.log" ||

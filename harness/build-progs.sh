@@ -27,6 +27,24 @@ build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
 build unwind_demo_sframe "$REPO/harness/demo/unwind_demo.c" -pthread \
 	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
 build unwind_bench "$REPO/harness/bench/unwind_bench.c" -pthread
+# The bench driver without frame pointers, with an SFrame section: the
+# cost of an SFrame step against a frame-pointer step, by depth. Its
+# recursion stays real (-fno-inline, no sibling calls).
+build unwind_bench_sframe "$REPO/harness/bench/unwind_bench.c" -pthread \
+	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe -DUNWIND_BENCH_SFRAME
+# The SFrame registry's driver: dynamic, no frame pointers, SFrame, with 20
+# libraries of one frame each, dlopen()ed from its own directory.
+bflags="-O2 -g -Wall -Werror -fno-inline -fno-optimize-sibling-calls"
+bflags+=" -fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
+for i in $(seq -w 1 20); do
+	# shellcheck disable=SC2086
+	gcc $bflags -fPIC -shared -o "$out/libunwind_bench_$i.so" \
+		"$REPO/harness/bench/unwind_bench_lib.c" ||
+		die "building libunwind_bench_$i.so failed"
+done
+# shellcheck disable=SC2086
+gcc $bflags -o "$out/unwind_bench_dso" "$REPO/harness/bench/unwind_bench_dso.c" \
+	-ldl -Wl,-rpath,'$ORIGIN' || die "building unwind_bench_dso failed"
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
 # Without frame pointers, with an SFrame section (Debian 12's as: version 1).

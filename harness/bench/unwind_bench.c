@@ -20,6 +20,12 @@
  *	runs CMD and prints "time ns=T rc=R" on stderr.
  *
  * The bench client is lib/tests/unwind_deferred_bench.c.
+ *
+ * Built twice (harness/build-progs.sh): unwind_bench with frame pointers,
+ * and unwind_bench_sframe without them, with an SFrame section and
+ * UNWIND_BENCH_SFRAME defined, which makes the ctl writes with its own
+ * system call instruction: glibc's write() has neither frame pointers nor
+ * SFrame, and no walk would get through it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +73,24 @@ static uint64_t median(uint64_t *v, long n)
 	return n ? v[n / 2] : 0;
 }
 
+#ifdef UNWIND_BENCH_SFRAME
+static ssize_t bench_write(int fd, const void *buf, size_t n)
+{
+	long ret;
+
+	asm volatile ("syscall" : "=a" (ret)
+		      : "0" ((long)SYS_write), "D" ((long)fd), "S" (buf), "d" (n)
+		      : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+#else
+#define bench_write write
+#endif
+
 static void ctl(int fd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void ctl(int fd, const char *fmt, ...)
@@ -78,7 +102,7 @@ static void ctl(int fd, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (write(fd, buf, n) != n) {
+	if (bench_write(fd, buf, n) != n) {
 		fprintf(stderr, "unwind_bench: \"%s\": %s\n", buf, strerror(errno));
 		exit(1);
 	}

@@ -6,6 +6,8 @@
 # run; harness/bench.sh takes medians and spreads on the host. The number
 # of runs comes from unwind.runs= on the kernel command line (default 5),
 # the profiled demo's loop count from unwind.loops= (default 20000).
+# unwind.parts=NAME,... runs only the parts named (as in bench.list,
+# without "bench_"), for a short look at some of them.
 # Fields are read by word splitting into "set --", on purpose.
 # shellcheck disable=SC2046,SC2086
 P=/tests/perf/perf
@@ -17,10 +19,12 @@ trap "" PIPE
 export HOME=/tmp PATH=/tests/perf:$PATH
 runs=5
 loops=20000
+parts=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	unwind.runs=*) runs=${arg#unwind.runs=} ;;
 	unwind.loops=*) loops=${arg#unwind.loops=} ;;
+	unwind.parts=*) parts=${arg#unwind.parts=} ;;
 	esac
 done
 
@@ -69,7 +73,21 @@ request() {
 
 # 5. Request plus delivery (walk and callbacks) per system call, against the
 # same system call without a request, by stack depth, tracers, threads.
+# "deliver sframe": by depth only, the driver built without frame pointers,
+# walked through its SFrame section.
 deliver() {
+	if [ "${1:-}" = sframe ]; then
+		echo "tracers 1" > $B/ctl
+		for r in $(seq "$runs"); do
+			for d in 8 32 128 480; do
+				set -- $(unwind_bench_sframe deliver -d $d -k 1 -n 400)
+				shift
+				echo "@ deliver run=$r axis=depth build=sframe $*"
+			done
+		done
+		echo "tracers 0" > $B/ctl
+		return
+	fi
 	for r in $(seq "$runs"); do
 		for d in 8 32 128 480; do
 			echo "tracers 1" > $B/ctl
@@ -122,8 +140,14 @@ completeness() {
 }
 
 # 3. Profiling the demo with each call-graph mode, and without perf.
+# "profile sframe": the demo built without frame pointers, with SFrame.
 profile() {
 	demo="unwind_demo -n $loops"
+	build=
+	if [ "${1:-}" = sframe ]; then
+		demo="unwind_demo_sframe -n $loops"
+		build=" build=sframe"
+	fi
 	for d in 8 32 128; do
 		for r in $(seq "$runs"); do
 			for mode in $(rotate $((r % 4)) none fp dwarf fp,defer); do
@@ -131,7 +155,7 @@ profile() {
 				rm -f $f
 				if [ $mode = none ]; then
 					set -- $(unwind_bench time $demo -d $d 2>&1 >/dev/null)
-					echo "@ profile run=$r depth=$d mode=$mode loops=$loops $2"
+					echo "@ profile run=$r depth=$d mode=$mode$build loops=$loops $2"
 					continue
 				fi
 				t=$($P record -q -N --call-graph $mode -e cpu-clock -c 100000 \
@@ -140,7 +164,7 @@ profile() {
 				rt=$(unwind_bench time $P report -i $f --no-inline --stdio \
 					--no-children -g caller 2>&1 >/dev/null | grep '^time ')
 				set -- $t $rt
-				echo "@ profile run=$r depth=$d mode=$mode loops=$loops $2" \
+				echo "@ profile run=$r depth=$d mode=$mode$build loops=$loops $2" \
 				     "size=$(wc -c < $f) report_$5" \
 				     "$(dump_bytes $f) $(completeness $f)"
 			done
@@ -187,6 +211,30 @@ dedup() {
 		     "fp_bytes=$((${3#*=} + ${4#*=})) $(dump_bytes $f)"
 	done
 	rm -f /tmp/dedup.data /tmp/dedup.out
+}
+
+# 7. SFrame discovery: the first walk that meets a freshly dlopen()ed
+# library (and examines its mapping) against the same walk again.
+discover() {
+	echo "tracers 1" > $B/ctl
+	for r in $(seq "$runs"); do
+		set -- $(unwind_bench_dso discover -n 100)
+		shift
+		echo "@ discover run=$r $*"
+	done
+	echo "tracers 0" > $B/ctl
+}
+
+# 8. The SFrame registry's memory for a program with 20 dlopen()ed
+# libraries with SFrame, after a walk through every one of them.
+registry() {
+	echo "tracers 1" > $B/ctl
+	for r in $(seq "$runs"); do
+		set -- $(unwind_bench_dso registry -l 20)
+		shift
+		echo "@ registry run=$r $*"
+	done
+	echo "tracers 0" > $B/ctl
 }
 
 # 6. ftrace: a getppid() event with the in-place userstacktrace option and
@@ -264,4 +312,11 @@ smoke() {
 	echo "tracers 0" > $B/ctl
 }
 
+part=$(echo "$*" | tr ' ' _)
+if [ -n "$parts" ] && [ "$1" != smoke ]; then
+	case ",$parts," in
+	*",$part,"*) ;;
+	*) exit 0 ;;
+	esac
+fi
 "$@"

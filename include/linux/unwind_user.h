@@ -46,6 +46,26 @@ struct vm_area_struct;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 void sframe_vma_dup(struct vm_area_struct *vma);
 void sframe_vma_free(struct vm_area_struct *vma);
+
+struct mm_struct;
+
+/**
+ * struct sframe_mm_usage - the SFrame registry of one mm (for the bench)
+ * @vmas:	mappings
+ * @exec:	file-backed executable mappings
+ * @examined:	of those, examined by a walk (with or without a section)
+ * @sections:	of those, with a section: an entry each
+ * @bytes:	the entries' allocated size
+ */
+struct sframe_mm_usage {
+	unsigned long	vmas;
+	unsigned long	exec;
+	unsigned long	examined;
+	unsigned long	sections;
+	size_t		bytes;
+};
+
+int sframe_mm_usage(struct mm_struct *mm, struct sframe_mm_usage *u);
 #else
 static inline void sframe_vma_dup(struct vm_area_struct *vma) {}
 static inline void sframe_vma_free(struct vm_area_struct *vma) {}

@@ -358,3 +358,46 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->end = 0;
 	w->none = false;
 }
+
+#ifdef CONFIG_UNWIND_DEFERRED_BENCH
+/**
+ * sframe_mm_usage - what the SFrame registry holds for an mm, for the bench
+ * @mm: the mm
+ * @u: filled in
+ *
+ * Counts the file-backed executable mappings of @mm, those examined, those
+ * with a section, and the bytes allocated for their entries (ksize()). A
+ * mapping without a section holds only the sentinel and costs nothing. An
+ * entry shared by neighbouring VMAs (a split mapping) is counted once.
+ *
+ * Context: task context; takes mmap_lock for reading.
+ * Return: 0, or -EINTR when a fatal signal came while waiting for the lock.
+ */
+int sframe_mm_usage(struct mm_struct *mm, struct sframe_mm_usage *u)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct sframe_vma_info *info, *last = NULL;
+	struct vm_area_struct *vma;
+
+	memset(u, 0, sizeof(*u));
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	for_each_vma(vmi, vma) {
+		u->vmas++;
+		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+			continue;
+		u->exec++;
+		info = READ_ONCE(vma->sframe_info);
+		if (!info)
+			continue;
+		u->examined++;
+		if (!sframe_info_real(info) || info == last)
+			continue;
+		u->sections++;
+		u->bytes += ksize(info);
+		last = info;
+	}
+	mmap_read_unlock(mm);
+	return 0;
+}
+#endif

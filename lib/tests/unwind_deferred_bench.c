@@ -20,6 +20,8 @@
  *                   ITERS plain atomic increments; appends one result
  *   watch           log, for every task that exits from now on, its count
  *                   of user stack walks
+ *   sframe          take the SFrame registry's figures for the writing
+ *                   task's mm (kernels with CONFIG_UNWIND_USER_SFRAME)
  *   reset           empty the results, the exit log and the counters
  *
  * results (read): one line per "time" command, raw cycle totals:
@@ -27,6 +29,10 @@
  * stats (read): "tracers=N callbacks=C frames=F max_nr=M", the callbacks
  * since the last reset and the frames they were given.
  * exits (read): "pid=P comm=C walks=W" per task that exited while watched.
+ * sframe (read): the figures of the last "sframe" command: "vmas=V exec=X
+ *   examined=E sections=S bytes=B", the mappings, the file-backed
+ *   executable ones, those a walk examined, those with an SFrame section,
+ *   and the bytes of kernel memory their entries take.
  *
  * The commands serialize on bench_mutex ("fire" included, so that "tracers"
  * cannot cancel a work it is requesting with).
@@ -43,6 +49,7 @@
 #include <linux/timex.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_deferred.h>
+#include <linux/unwind_user.h>
 #include <trace/events/sched.h>
 
 #define BENCH_MAX_RESULTS	4096
@@ -79,6 +86,10 @@ static bool bench_watching;
 static atomic64_t bench_callbacks;
 static atomic64_t bench_frames;
 static atomic_t bench_max_nr;
+
+#ifdef CONFIG_UNWIND_USER_SFRAME
+static struct sframe_mm_usage bench_sframe;	/* under bench_mutex */
+#endif
 
 /* The operation requests are compared with. */
 static atomic_long_t bench_counter;
@@ -221,6 +232,25 @@ static int bench_watch(void)
 	return ret;
 }
 
+static int bench_sframe_usage(void)
+{
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	struct sframe_mm_usage u;
+	int ret;
+
+	if (!current->mm)
+		return -EINVAL;
+	ret = sframe_mm_usage(current->mm, &u);
+	if (ret)
+		return ret;
+	guard(mutex)(&bench_mutex);
+	bench_sframe = u;
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
 static int bench_reset(void)
 {
 	guard(mutex)(&bench_mutex);
@@ -260,6 +290,8 @@ static ssize_t bench_ctl_write(struct file *file, const char __user *ubuf,
 		ret = bench_watch();
 	else if (!strcmp(buf, "reset"))
 		ret = bench_reset();
+	else if (!strcmp(buf, "sframe"))
+		ret = bench_sframe_usage();
 	return ret ? ret : count;
 }
 
@@ -307,6 +339,18 @@ static int bench_exits_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(bench_exits);
 
+#ifdef CONFIG_UNWIND_USER_SFRAME
+static int bench_sframe_show(struct seq_file *m, void *v)
+{
+	guard(mutex)(&bench_mutex);
+	seq_printf(m, "vmas=%lu exec=%lu examined=%lu sections=%lu bytes=%zu\n",
+		   bench_sframe.vmas, bench_sframe.exec, bench_sframe.examined,
+		   bench_sframe.sections, bench_sframe.bytes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bench_sframe);
+#endif
+
 static int __init unwind_deferred_bench_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("unwind_deferred_bench", NULL);
@@ -315,6 +359,9 @@ static int __init unwind_deferred_bench_init(void)
 	debugfs_create_file("results", 0400, dir, NULL, &bench_results_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &bench_stats_fops);
 	debugfs_create_file("exits", 0400, dir, NULL, &bench_exits_fops);
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	debugfs_create_file("sframe", 0400, dir, NULL, &bench_sframe_fops);
+#endif
 	return 0;
 }
 late_initcall(unwind_deferred_bench_init);
