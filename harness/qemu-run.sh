@@ -5,8 +5,12 @@
 # console log.
 #   qemu-run.sh BZIMAGE LOG JOB [TIMEOUT_SECONDS]
 # JOB names the job list /init runs (test, main, base, idle, bench). ACCEL
-# (default tcg) and QEMU_EXTRA (more options) come from the environment, for
-# the -icount boots of harness/bench.sh. Exit status: QEMU's, or
+# (default tcg,thread=single) and QEMU_EXTRA (more options) come from the
+# environment, for the -icount boots of harness/bench.sh. One host thread
+# runs all vCPUs by default: QEMU 7.2's multi-threaded TCG once let a vCPU
+# execute the transient int3 of a text_poke_bp() after the patch was done
+# ("Oops: int3"), and static keys, tracepoints and ftrace patch kernel text
+# whenever a tracer starts or stops. Exit status: QEMU's, or
 # 124 on timeout. The log is kept either way.
 . "$(dirname "$0")/lib.sh"
 
@@ -23,7 +27,7 @@ set +e
 # QEMU_EXTRA is a list of options: split on purpose.
 # shellcheck disable=SC2086
 timeout --foreground -k 10 "$tmo" \
-	qemu-system-x86_64 -M pc -accel "${ACCEL:-tcg}" ${QEMU_EXTRA:-} -cpu max -smp "$smp" -m 1G \
+	qemu-system-x86_64 -M pc -accel "${ACCEL:-tcg,thread=single}" ${QEMU_EXTRA:-} -cpu max -smp "$smp" -m 1G \
 	-bios /usr/share/qemu/qboot.rom -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 unwind.job=$job ${KAPPEND:-}" \

@@ -36,15 +36,24 @@ static u32 get32(const u8 *p)
 	return v;
 }
 
+/* Field by field: the padding of the frame description is not set. */
+static bool same_frame(const struct unwind_user_frame *a,
+		       const struct unwind_user_frame *b)
+{
+	return a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
+	       a->fp_off == b->fp_off && a->use_fp == b->use_fp;
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct sframe_section sec = { 0 };
-	struct unwind_user_frame frame;
+	struct unwind_user_frame frame, cframe;
+	struct sframe_cache cache = { 0 };
 	unsigned long ip;
 	u32 window;
-	int valid, ret, i;
+	int valid, ret, cret, i, j;
 
 	if (size < PARAMS + 1)
 		return 0;
@@ -78,6 +87,22 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			fprintf(stderr, "validated section malformed at %#lx\n",
 				ip + i);
 			abort();
+		}
+		/*
+		 * On a section that passes validation (sorted FDEs that do not
+		 * overlap), the cached lookup, fed the addresses in the order
+		 * a walk could meet them (each twice), must answer exactly as
+		 * the uncached one. On a malformed section that the lookup did
+		 * not catch, both answers are made-up rows of that section.
+		 */
+		for (j = 0; !valid && j < 2; j++) {
+			cret = sframe_find_cached(&sec, &cache, ip + i, &cframe);
+			if (cret != ret ||
+			    (!ret && !same_frame(&cframe, &frame))) {
+				fprintf(stderr, "cached lookup of %#lx: %d, uncached %d\n",
+					ip + i, cret, ret);
+				abort();
+			}
 		}
 	}
 	return 0;

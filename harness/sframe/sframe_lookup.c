@@ -98,14 +98,23 @@ static int find_sframe(const u8 *elf, size_t len, struct sframe_section *sec,
 	return -1;
 }
 
+/* Field by field: the padding of the frame description is not set. */
+static bool same_frame(const struct unwind_user_frame *a,
+		       const struct unwind_user_frame *b)
+{
+	return a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
+	       a->fp_off == b->fp_off && a->use_fp == b->use_fp;
+}
+
 int main(int argc, char **argv)
 {
 	struct sframe_section sec = { 0 };
-	struct unwind_user_frame frame;
+	struct unwind_user_frame frame, cframe;
+	struct sframe_cache cache = { 0 };
 	bool validate = false;
 	size_t len, off;
 	u8 *elf;
-	int i = 1, ret;
+	int i = 1, ret, cret;
 
 	if (argc > 1 && !strcmp(argv[1], "-v")) {
 		validate = true;
@@ -154,6 +163,16 @@ int main(int argc, char **argv)
 		unsigned long ip = strtoul(argv[i], NULL, 0);
 
 		ret = sframe_find(&sec, ip, &frame);
+		/*
+		 * The addresses come in section order, as neighbouring frames
+		 * of one function would: the cached lookup must agree.
+		 */
+		cret = sframe_find_cached(&sec, &cache, ip, &cframe);
+		if (cret != ret ||
+		    (!ret && !same_frame(&cframe, &frame))) {
+			printf("%#lx cached %d, uncached %d\n", ip, cret, ret);
+			return 1;
+		}
 		if (ret == SFRAME_OUTERMOST)
 			printf("%#lx outermost\n", ip);
 		else if (ret)

@@ -47,7 +47,7 @@ struct unwind_work {
 };
 
 /* Bits of union unwind_task_state::mask. */
-#define UNWIND_PENDING_BIT	0	/* the task_work is queued */
+#define UNWIND_PENDING_BIT	0	/* the exit work must walk and call */
 #define UNWIND_USED_BIT		1	/* state set during this entry */
 #define UNWIND_FIRST_WORK_BIT	2	/* tracers own bits 2 .. BITS_PER_LONG-1 */
 
@@ -69,17 +69,30 @@ bool unwind_deferred_cancel_async(struct unwind_work *work,
 				  void (*release)(struct unwind_work *work));
 void unwind_deferred_flush(void);
 
-#ifdef CONFIG_UNWIND_TEST_CLIENT
-extern void (*unwind_deferred_test_hook)(void);
-#endif
-
 DECLARE_STATIC_KEY_FALSE(unwind_deferred_enabled);
 void __unwind_reset_info(void);
+void __unwind_deferred_resume(void);
+
+/**
+ * unwind_deferred_resume - walk and call back before returning to user space
+ *
+ * Called from resume_user_mode_work(), that is when TIF_NOTIFY_RESUME was
+ * set, after the flag was cleared. Runs the current task's deferred unwind
+ * if a request marked it pending. Not behind the static key: a task marked
+ * pending must never miss its run, and this path is not the common exit.
+ *
+ * Context: task context, interrupts enabled, may fault and sleep.
+ */
+static __always_inline void unwind_deferred_resume(void)
+{
+	if (unlikely(READ_ONCE(current->unwind_info.state.mask) & UNWIND_PENDING))
+		__unwind_deferred_resume();
+}
 
 /**
  * unwind_reset_info - end the kernel entry for deferred unwinding
  *
- * Called on every return to user space, after the task_work ran, with
+ * Called on every return to user space, after the deferred run, with
  * interrupts disabled. While no tracer is registered this is a no-op in the
  * instruction stream (a static branch): nothing of the task's unwind state
  * is loaded or tested. Otherwise, when no tracer asked for anything during
@@ -92,19 +105,13 @@ static __always_inline void unwind_reset_info(void)
 		__unwind_reset_info();
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-u64 unwind_new_cookie(void);
-int unwind_state_request(struct unwind_task_info *info, int bit, u64 *cookie);
-union unwind_task_state unwind_state_take_pending(struct unwind_task_info *info);
-bool unwind_state_reset(struct unwind_task_info *info);
-#endif
-
 #else /* !CONFIG_UNWIND_DEFERRED */
 
 static inline void unwind_task_init(struct task_struct *task) {}
 static inline void unwind_task_free(struct task_struct *task) {}
 static inline void unwind_deferred_flush(void) {}
 static inline void unwind_reset_info(void) {}
+static inline void unwind_deferred_resume(void) {}
 
 static inline int unwind_user_faultable(struct unwind_stacktrace *trace)
 {

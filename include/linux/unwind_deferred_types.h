@@ -43,7 +43,6 @@ union unwind_task_state {
  * @state:	mask and cookie of the current kernel entry
  * @completed:	tracers already called back during the current entry
  * @cache:	the walked trace, allocated on first use
- * @work:	the task_work that walks the stack and calls the tracers back
  * @nr_walks:	number of user stack walks this task did, for the test and
  *		benchmark clients (CONFIG_UNWIND_DEFERRED_WALK_COUNT)
  */
@@ -51,7 +50,6 @@ struct unwind_task_info {
 	union unwind_task_state	state;
 	atomic_long_t		completed;
 	struct unwind_cache	*cache;
-	struct callback_head	work;
 #ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
 	unsigned int		nr_walks;
 #endif

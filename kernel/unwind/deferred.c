@@ -4,12 +4,17 @@
  *
  * A tracer that wants the user stack of the current task, from any context
  * (NMI included), calls unwind_deferred_request(). That only records the
- * tracer's bit in the task's mask and queues one task_work; it returns the
- * cookie of the current kernel entry at once. When the task is about to
- * return to user space, the task_work walks the user stack once, in task
- * context where it may fault, and calls back every tracer that asked during
- * the entry, with the trace and the same cookie. unwind_reset_info() ends
- * the entry on the way out.
+ * tracer's bit in the task's mask and, for the first request of the entry,
+ * marks the task pending and sets TIF_NOTIFY_RESUME; it returns the cookie
+ * of the current kernel entry at once. When the task is about to return to
+ * user space, resume_user_mode_work() runs unwind_deferred_resume(), which
+ * walks the user stack once, in task context where it may fault, and calls
+ * back every tracer that asked during the entry, with the trace and the
+ * same cookie. unwind_reset_info() ends the entry on the way out.
+ *
+ * A task has at most one deferred unwind pending, which the PENDING bit of
+ * its mask says completely, so this needs no task_work: a request costs one
+ * cmpxchg128 and one bit set, not a list insertion and a kick.
  *
  * Per-task state (struct unwind_task_info) is only ever changed by the task
  * itself (task context, its IRQs and NMIs, always on the task's CPU), and by
@@ -24,6 +29,7 @@
  * as slow as it likes.
  */
 
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -33,11 +39,12 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
-#include <linux/task_work.h>
 #include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
+
+#include "deferred_test.h"
 
 /* One page of cache per task that ever had its stack unwound. */
 #define UNWIND_CACHE_SIZE	PAGE_SIZE
@@ -93,13 +100,14 @@ static union unwind_task_state unwind_state_read(struct unwind_task_info *info)
 /*
  * Record a request of the tracer owning @bit and hand out the entry's cookie.
  * Returns 1 if the tracer already asked during this entry, 0 if its bit was
- * newly set, and 2 if the caller must also queue the task_work (it was not
+ * newly set, and 2 if the caller must also mark the task for the exit work
+ * (it was not
  * pending).
  *
  * Context: any, including NMI, on the task owning @info; preemption disabled.
  */
-VISIBLE_IF_KUNIT int unwind_state_request(struct unwind_task_info *info,
-					  int bit, u64 *cookie)
+static __always_inline int __unwind_state_request(struct unwind_task_info *info,
+						  int bit, u64 *cookie)
 {
 	union unwind_task_state old, new;
 
@@ -122,11 +130,17 @@ VISIBLE_IF_KUNIT int unwind_state_request(struct unwind_task_info *info,
 	*cookie = new.cookie;
 	return old.mask & UNWIND_PENDING ? 0 : 2;
 }
+
+VISIBLE_IF_KUNIT int unwind_state_request(struct unwind_task_info *info,
+					  int bit, u64 *cookie)
+{
+	return __unwind_state_request(info, bit, cookie);
+}
 EXPORT_SYMBOL_IF_KUNIT(unwind_state_request);
 
 /*
  * Clear the pending bit and return the state as it was. A request made after
- * this queues the task_work again.
+ * this marks the task pending again.
  *
  * Context: task context of the task owning @info.
  */
@@ -145,8 +159,8 @@ EXPORT_SYMBOL_IF_KUNIT(unwind_state_take_pending);
 
 /*
  * End the entry: clear mask, cookie and completed bits. If a request (from an
- * NMI that hit after the task_work ran) is still pending, keep everything:
- * the task_work runs on the next return to user space, with the same cookie
+ * NMI that hit after the deferred run) is still pending, keep everything:
+ * the run happens on the next return to user space, with the same cookie
  * and the trace cached for it (or, if no walk happened yet, the stack as it
  * is then). Returns true if reset; the cached trace is then dropped too.
  *
@@ -274,13 +288,11 @@ static inline void unwind_deferred_test_point(void) { }
 #endif
 
 /*
- * The task_work: walk once, then call back each tracer that asked during
- * this entry and was not called back yet.
+ * The deferred work of the current task: walk once, then call back each
+ * tracer that asked during this entry and was not called back yet.
  */
-static void unwind_deferred_task_work(struct callback_head *head)
+static void unwind_deferred_run(struct unwind_task_info *info)
 {
-	struct unwind_task_info *info =
-		container_of(head, struct unwind_task_info, work);
 	union unwind_task_state state;
 	struct unwind_stacktrace trace;
 	struct unwind_work *work;
@@ -298,12 +310,10 @@ static void unwind_deferred_task_work(struct callback_head *head)
 	 * The walk may fault and sleep for as long as user space likes (a
 	 * userfaultfd or FUSE page), so it runs outside the SRCU section:
 	 * unwind_deferred_cancel() never waits for it. A failed walk still
-	 * calls back, with an empty trace.
-	 */
-	/*
-	 * The cookie of the state taken, not unwind_get_cookie(): once the
-	 * last tracer is gone, unwind_deferred_retire() ends every entry, and
-	 * a walk that began before must not start a new one behind it.
+	 * calls back, with an empty trace. It uses the cookie of the state
+	 * taken, not unwind_get_cookie(): once the last tracer is gone,
+	 * unwind_deferred_disable() ends every entry, and a walk that began
+	 * before must not start a new one behind it.
 	 */
 	trace.nr = 0;
 	trace.entries = NULL;
@@ -339,16 +349,74 @@ static void unwind_deferred_task_work(struct callback_head *head)
 	srcu_read_unlock(&unwind_srcu, idx);
 }
 
-/* Undo a request whose task_work could not be queued. */
-static void unwind_state_unrequest(struct unwind_task_info *info,
-				   unsigned long bit)
+/**
+ * __unwind_deferred_resume - run the current task's pending deferred unwind
+ *
+ * Called through unwind_deferred_resume() from resume_user_mode_work(),
+ * which the exit to user space runs when TIF_NOTIFY_RESUME is set, after
+ * clearing the flag and a full barrier: a request that sets PENDING after
+ * the check sets the flag again, and the exit loop comes back.
+ *
+ * Context: task context of a user task returning to user space, interrupts
+ * enabled; may fault and sleep.
+ */
+void __unwind_deferred_resume(void)
 {
-	union unwind_task_state old = unwind_state_read(info), new;
+	unwind_deferred_run(&current->unwind_info);
+}
 
-	do {
-		new = old;
-		new.mask &= ~(bit | UNWIND_PENDING);
-	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+/*
+ * A request from an NMI that hit user mode, or the kernel with interrupts
+ * off on the way out, would leave TIF_NOTIFY_RESUME unseen until some later
+ * exit, when the user stack has changed. A self-interrupt makes the task go
+ * through the exit-to-user work right after the NMI (or as soon as it
+ * enables interrupts): the flag is already set, so the interrupt itself has
+ * nothing to do.
+ */
+static void unwind_nmi_kick(struct irq_work *work)
+{
+}
+
+static DEFINE_PER_CPU(struct irq_work, unwind_nmi_work) =
+	IRQ_WORK_INIT_HARD(unwind_nmi_kick);
+
+/* unwind_deferred_request() when @work did not ask during this entry yet. */
+static noinline int unwind_deferred_request_slow(struct unwind_work *work,
+						 u64 *cookie)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+	int bit, ret;
+
+	*cookie = 0;
+	if (unwind_task_refused(current) || (current->flags & PF_EXITING))
+		return -EINVAL;
+	if (!system_has_cmpxchg128())
+		return -EOPNOTSUPP;
+
+	/* Also an RCU read-side section, for unwind_deferred_cancel(). */
+	preempt_disable_notrace();
+
+	/*
+	 * Also refuses a work that was never initialised (all zero). Pairs
+	 * with unwind_deferred_init(): a bit seen here is on the list already.
+	 */
+	bit = smp_load_acquire(&work->bit);
+	if (bit < UNWIND_FIRST_WORK_BIT) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	ret = __unwind_state_request(info, bit, cookie);
+	if (ret == 2) {
+		/* The first request of the entry: have the exit run the walk. */
+		set_thread_flag(TIF_NOTIFY_RESUME);
+		if (in_nmi())
+			irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
+		ret = 0;
+	}
+out:
+	preempt_enable_notrace();
+	return ret;
 }
 
 /**
@@ -372,7 +440,7 @@ static void unwind_state_unrequest(struct unwind_task_info *info,
 int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 {
 	struct unwind_task_info *info = &current->unwind_info;
-	int bit, ret;
+	int bit;
 	u64 c;
 
 	/*
@@ -395,43 +463,7 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 		return 1;
 	}
 
-	*cookie = 0;
-	if (unwind_task_refused(current) || (current->flags & PF_EXITING))
-		return -EINVAL;
-	if (!system_has_cmpxchg128())
-		return -EOPNOTSUPP;
-
-	/* Also an RCU read-side section, for unwind_deferred_cancel(). */
-	preempt_disable_notrace();
-
-	/*
-	 * Also refuses a work that was never initialised (all zero). Pairs
-	 * with unwind_deferred_init(): a bit seen here is on the list already.
-	 */
-	bit = smp_load_acquire(&work->bit);
-	if (bit < UNWIND_FIRST_WORK_BIT) {
-		ret = -EINVAL;
-		goto out;
-	}
-
-	ret = unwind_state_request(info, bit, cookie);
-	if (ret != 2)
-		goto out;
-
-	ret = task_work_add(current, &info->work,
-			    in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME | TWAF_NO_ALLOC);
-	if (ret) {
-		/*
-		 * Only a task past exit_task_work() refuses (PF_EXITING). Do
-		 * not leave PENDING set with no task_work to clear it.
-		 */
-		unwind_state_unrequest(info, BIT(bit));
-		*cookie = 0;
-		ret = -EINVAL;
-	}
-out:
-	preempt_enable_notrace();
-	return ret;
+	return unwind_deferred_request_slow(work, cookie);
 }
 EXPORT_SYMBOL_GPL(unwind_deferred_request);
 
@@ -458,16 +490,12 @@ void unwind_deferred_flush(void)
 		return;
 	/*
 	 * An IRQ or NMI may request again while the callbacks run; each such
-	 * round calls at least one more tracer, so this ends. The task_work
-	 * runs here whether or not it was still queued: it takes PENDING
-	 * itself, so even a state that says PENDING with nothing queued
-	 * cannot keep this looping.
+	 * round calls at least one more tracer, so this ends. The run takes
+	 * PENDING itself, so a TIF_NOTIFY_RESUME left set finds nothing to do.
 	 */
 	do {
-		if (READ_ONCE(info->state.mask) & UNWIND_PENDING) {
-			task_work_cancel(current, &info->work);
-			unwind_deferred_task_work(&info->work);
-		}
+		if (READ_ONCE(info->state.mask) & UNWIND_PENDING)
+			unwind_deferred_run(info);
 		scoped_guard(irqsave)
 			done = unwind_state_reset(info);
 	} while (!done);
@@ -513,7 +541,7 @@ int unwind_deferred_init(struct unwind_work *work, unwind_callback_t func)
 	list_add_rcu(&work->list, &unwind_works);
 	/*
 	 * Publish the bit last: a request that sees it may set it in a task's
-	 * mask, and the task_work must then find @work on the list.
+	 * mask, and the deferred run must then find @work on the list.
 	 */
 	smp_store_release(&work->bit, bit);
 	return 0;
@@ -562,7 +590,7 @@ static unsigned long unwind_deferred_unlink(struct unwind_work *work)
 	return bit;
 }
 
-/* End @task's entry, as unwind_state_reset() would, but keep PENDING. */
+/* End @task's entry, pending or not: no tracer is left to call. */
 static void unwind_task_end_entry(struct task_struct *task)
 {
 	struct unwind_task_info *info = &task->unwind_info;
@@ -571,9 +599,8 @@ static void unwind_task_end_entry(struct task_struct *task)
 	if (!READ_ONCE(info->state.mask) && !READ_ONCE(info->state.cookie))
 		return;
 	old = unwind_state_read(info);
-	do {
-		new.mask = old.mask & UNWIND_PENDING;
-	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+	while (!try_cmpxchg128(&info->state.full, &old.full, new.full))
+		;
 }
 
 /*
@@ -584,11 +611,10 @@ static void unwind_task_end_entry(struct task_struct *task)
  * end every entry here, after the key is off (static_branch_disable()
  * returns once no CPU runs the old code, and exits run with interrupts
  * off). Nothing can set state again before the next registration: there is
- * no work to request with, task_works use the cookie they took, and
- * unwind_user_faultable() needs a registered work. Keeping PENDING keeps a
- * queued task_work's state consistent; it then finds nothing to do, or the
- * request of a new tracer that came meanwhile. A cached trace is not
- * touched: its cookie is not handed out again.
+ * no work to request with, deferred runs use the cookie they took, and
+ * unwind_user_faultable() needs a registered work. A TIF_NOTIFY_RESUME
+ * left set then finds nothing pending. A cached trace is not touched: its
+ * cookie is not handed out again.
  *
  * Context: unwind_mutex held, so no registration runs concurrently.
  */
@@ -612,7 +638,7 @@ static void unwind_deferred_disable(void)
  *  1. wait for RCU: requests that read the old bit have finished, and no
  *     request can set it in any task again;
  *  2. scrub it from every task's mask and completed bits;
- *  3. wait for SRCU: a task_work that read a mask with the bit before the
+ *  3. wait for SRCU: a deferred run that read a mask with the bit before the
  *     scrub has finished its callbacks; one that starts later cannot see it;
  *  4. only then release the bit, and if it was the last one, end every
  *     entry (see unwind_deferred_disable()).
@@ -712,7 +738,6 @@ void unwind_task_init(struct task_struct *task)
 	struct unwind_task_info *info = &task->unwind_info;
 
 	memset(info, 0, sizeof(*info));
-	init_task_work(&info->work, unwind_deferred_task_work);
 }
 
 /**

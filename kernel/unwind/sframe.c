@@ -72,6 +72,7 @@
 #ifndef SFRAME_USER_SHIM
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include <kunit/visibility.h>
 #endif
 
@@ -127,22 +128,6 @@
 #define SFRAME_DWARF_RBP		6
 #define SFRAME_DWARF_RSP		7
 
-/*
- * One FDE as the rest of the reader sees it, whatever the version. Filled in
- * only by sframe_read_fde().
- */
-struct sframe_fde {
-	unsigned long	func_start;	/* user address of the function */
-	u32		func_size;
-	u32		num_fres;
-	unsigned long	fres_pos;	/* section offset of its first FRE */
-	u8		addr_size;	/* bytes of an FRE start: 1, 2 or 4 */
-	u8		rep_size;	/* PCMASK block size, else 0 */
-	u8		type;		/* SFRAME_FDE_TYPE_* */
-	bool		pcmask;
-	bool		signal;
-};
-
 /* One FRE's fixed part, and where its data words are. */
 struct sframe_fre {
 	u32		start;
@@ -177,6 +162,50 @@ static int sframe_get(const struct sframe_section *sec, unsigned long off,
 	if (off > limit || len > limit - off)
 		return -EINVAL;
 	return sframe_access(sec, off, buf, len);
+}
+
+/*
+ * The FREs of one function, read at once: most functions' rows fit in a few
+ * dozen bytes, and one copy from user memory costs about as much as a few
+ * bytes' worth. @len is 0 when nothing is buffered.
+ */
+#define SFRAME_FREBUF_SIZE	64
+
+struct sframe_frebuf {
+	unsigned long	pos;
+	unsigned int	len;
+	u8		data[SFRAME_FREBUF_SIZE];
+};
+
+/* sframe_get(), from @fb when it holds the bytes. @fb may be NULL. */
+static int sframe_get_fre(const struct sframe_section *sec,
+			  const struct sframe_frebuf *fb, unsigned long off,
+			  unsigned long limit, void *buf, size_t len)
+{
+	if (off > limit || len > limit - off)
+		return -EINVAL;
+	if (fb && off >= fb->pos && len <= fb->len &&
+	    off - fb->pos <= fb->len - len) {
+		memcpy(buf, fb->data + (off - fb->pos), len);
+		return 0;
+	}
+	return sframe_access(sec, off, buf, len);
+}
+
+/*
+ * Buffer the FRE sub-section from @pos on. A failed read (a page of the
+ * section unmapped meanwhile) only leaves the buffer empty: the exact reads
+ * then say what can be read.
+ */
+static void sframe_frebuf_fill(const struct sframe_section *sec,
+			       struct sframe_frebuf *fb, unsigned long pos)
+{
+	fb->pos = pos;
+	fb->len = SFRAME_FREBUF_SIZE;
+	if (sec->fres_end - pos < SFRAME_FREBUF_SIZE)
+		fb->len = sec->fres_end - pos;
+	if (sframe_access(sec, pos, fb->data, fb->len))
+		fb->len = 0;
 }
 
 static unsigned long sframe_size(const struct sframe_section *sec)
@@ -385,6 +414,7 @@ static int sframe_check_fde_range(const struct sframe_section *sec,
  * moves past the whole FRE, data words included.
  */
 static int sframe_read_fre(const struct sframe_section *sec,
+			   const struct sframe_frebuf *fb,
 			   const struct sframe_fde *fde, unsigned long *pos,
 			   struct sframe_fre *fre)
 {
@@ -392,7 +422,8 @@ static int sframe_read_fre(const struct sframe_section *sec,
 	unsigned int size_code;
 	int ret;
 
-	ret = sframe_get(sec, *pos, sec->fres_end, b, fde->addr_size + 1);
+	ret = sframe_get_fre(sec, fb, *pos, sec->fres_end, b,
+			     fde->addr_size + 1);
 	if (ret)
 		return ret;
 
@@ -426,6 +457,7 @@ static int sframe_read_fre(const struct sframe_section *sec,
  * sframe_read_fde() bounded by the section.
  */
 static int sframe_find_fre(const struct sframe_section *sec,
+			   const struct sframe_frebuf *fb,
 			   const struct sframe_fde *fde, u32 ip_off,
 			   struct sframe_fre *found)
 {
@@ -439,7 +471,7 @@ static int sframe_find_fre(const struct sframe_section *sec,
 		ip_off %= fde->rep_size;
 
 	for (i = 0; i < fde->num_fres; i++) {
-		ret = sframe_read_fre(sec, fde, &pos, &fre);
+		ret = sframe_read_fre(sec, fb, fde, &pos, &fre);
 		if (ret)
 			return ret;
 		/* Rows are sorted; a step back means the data is corrupt. */
@@ -529,6 +561,7 @@ static int sframe_decode_flex(const struct sframe_section *sec,
 
 /* Turn the FRE @fre of @fde into the walker's frame description. */
 static int sframe_decode_fre(const struct sframe_section *sec,
+			     const struct sframe_frebuf *fb,
 			     const struct sframe_fde *fde,
 			     const struct sframe_fre *fre,
 			     struct unwind_user_frame *frame)
@@ -554,7 +587,8 @@ static int sframe_decode_fre(const struct sframe_section *sec,
 	if (count > SFRAME_FRE_MAX_WORDS)
 		return -EINVAL;
 
-	ret = sframe_get(sec, fre->data_pos, sec->fres_end, b, count * wsize);
+	ret = sframe_get_fre(sec, fb, fre->data_pos, sec->fres_end, b,
+			     count * wsize);
 	if (ret)
 		return ret;
 	for (i = 0; i < count; i++) {
@@ -630,25 +664,28 @@ static int sframe_decode_fre(const struct sframe_section *sec,
 int sframe_find(const struct sframe_section *sec, unsigned long ip,
 		struct unwind_user_frame *frame)
 {
-	struct sframe_fde fde;
-	struct sframe_fre fre;
+	return sframe_find_cached(sec, NULL, ip, frame);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_find);
+
+/* Last FDE starting at or below @ip, or -ENOENT. */
+static int sframe_search_fde(const struct sframe_section *sec,
+			     unsigned long ip, struct sframe_fde *fde)
+{
 	u32 lo = 0, hi = sec->num_fdes, mid;
 	s64 found = -1;
 	int ret;
 
-	if (ip < sec->text_start || ip >= sec->text_end)
-		return -ENOENT;
-
 	/*
-	 * Last FDE starting at or below @ip. [lo, hi) halves every round
-	 * whatever the data says, so this takes at most 33 rounds.
+	 * [lo, hi) halves every round whatever the data says, so this takes
+	 * at most 33 rounds.
 	 */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		ret = sframe_read_fde(sec, mid, &fde, false);
+		ret = sframe_read_fde(sec, mid, fde, false);
 		if (ret)
 			return ret;
-		if (fde.func_start <= ip) {
+		if (fde->func_start <= ip) {
 			found = mid;
 			lo = mid + 1;
 		} else {
@@ -658,12 +695,59 @@ int sframe_find(const struct sframe_section *sec, unsigned long ip,
 	if (found < 0)
 		return -ENOENT;
 
-	ret = sframe_read_fde(sec, found, &fde, true);
+	ret = sframe_read_fde(sec, found, fde, true);
 	if (ret)
 		return ret;
-	ret = sframe_check_fde_range(sec, &fde);
-	if (ret)
-		return ret;
+	return sframe_check_fde_range(sec, fde);
+}
+
+/**
+ * sframe_find_cached() - sframe_find(), helped by what earlier lookups learnt
+ * @sec: section set up by sframe_init()
+ * @cache: the caller's cache, zeroed before its first use, or NULL
+ * @ip: user instruction address
+ * @frame: filled in on success
+ *
+ * As sframe_find(). An address answered last time is answered again from
+ * @cache, and one inside the function found last time skips the search for
+ * its FDE. A cache that was filled for another section is emptied first.
+ *
+ * Return: as sframe_find().
+ */
+int sframe_find_cached(const struct sframe_section *sec,
+		       struct sframe_cache *cache, unsigned long ip,
+		       struct unwind_user_frame *frame)
+{
+	struct sframe_frebuf fb;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	int ret;
+
+	if (ip < sec->text_start || ip >= sec->text_end)
+		return -ENOENT;
+
+	if (cache && cache->sframe_start != sec->sframe_start) {
+		cache->have_fde = false;
+		cache->have_ip = false;
+		cache->sframe_start = sec->sframe_start;
+	}
+	if (cache && cache->have_ip && cache->ip == ip) {
+		*frame = cache->frame;
+		return cache->ret;
+	}
+
+	if (cache && cache->have_fde && ip >= cache->fde.func_start &&
+	    ip - cache->fde.func_start < cache->fde.func_size) {
+		fde = cache->fde;
+	} else {
+		ret = sframe_search_fde(sec, ip, &fde);
+		if (ret)
+			return ret;
+		if (cache) {
+			cache->fde = fde;
+			cache->have_fde = true;
+		}
+	}
 	/* Between functions: not covered. */
 	if (ip - fde.func_start >= fde.func_size)
 		return -ENOENT;
@@ -671,12 +755,21 @@ int sframe_find(const struct sframe_section *sec, unsigned long ip,
 	if (fde.signal)
 		return -EOPNOTSUPP;
 
-	ret = sframe_find_fre(sec, &fde, ip - fde.func_start, &fre);
+	sframe_frebuf_fill(sec, &fb, fde.fres_pos);
+	ret = sframe_find_fre(sec, &fb, &fde, ip - fde.func_start, &fre);
 	if (ret)
 		return ret;
-	return sframe_decode_fre(sec, &fde, &fre, frame);
+	ret = sframe_decode_fre(sec, &fb, &fde, &fre, frame);
+	if (cache && ret >= 0) {
+		cache->ip = ip;
+		cache->ret = ret;
+		if (!ret)
+			cache->frame = *frame;
+		cache->have_ip = true;
+	}
+	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(sframe_find);
+EXPORT_SYMBOL_IF_KUNIT(sframe_find_cached);
 
 /* Check every FRE of @fde; count them into @total. */
 static int sframe_validate_fres(const struct sframe_section *sec,
@@ -695,7 +788,7 @@ static int sframe_validate_fres(const struct sframe_section *sec,
 	/* Row starts index the function, or the repeated block for PCMASK. */
 	limit = fde->pcmask ? fde->rep_size : fde->func_size;
 	for (i = 0; i < fde->num_fres; i++) {
-		ret = sframe_read_fre(sec, fde, &pos, &fre);
+		ret = sframe_read_fre(sec, NULL, fde, &pos, &fre);
 		if (ret)
 			return ret;
 		if (i && fre.start <= prev)
@@ -703,7 +796,7 @@ static int sframe_validate_fres(const struct sframe_section *sec,
 		if (fre.start >= limit)
 			return -EINVAL;
 		prev = fre.start;
-		ret = sframe_decode_fre(sec, fde, &fre, &frame);
+		ret = sframe_decode_fre(sec, NULL, fde, &fre, &frame);
 		if (ret < 0 && ret != -EOPNOTSUPP)
 			return ret;
 	}

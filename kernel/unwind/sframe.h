@@ -65,9 +65,53 @@ struct sframe_section {
 	unsigned long	fres_end;
 };
 
+/*
+ * One FDE as the reader sees it, whatever the version. Filled in only by
+ * sframe_read_fde() in sframe.c.
+ */
+struct sframe_fde {
+	unsigned long	func_start;	/* user address of the function */
+	u32		func_size;
+	u32		num_fres;
+	unsigned long	fres_pos;	/* section offset of its first FRE */
+	u8		addr_size;	/* bytes of an FRE start: 1, 2 or 4 */
+	u8		rep_size;	/* PCMASK block size, else 0 */
+	u8		type;		/* SFRAME_FDE_TYPE_* */
+	bool		pcmask;
+	bool		signal;
+};
+
+/**
+ * struct sframe_cache - what the lookups of one walk in one section learnt
+ * @sframe_start:	the section it is about; 0 when empty
+ * @fde:		the FDE of the last function found, checked
+ * @have_fde:		@fde is valid
+ * @ip:			the last address answered, and the answer:
+ * @ret:		its return value (0 or %SFRAME_OUTERMOST)
+ * @frame:		its frame description
+ * @have_ip:		@ip, @ret and @frame are valid
+ *
+ * Neighbouring frames of a stack are often in one function (loops calling
+ * helpers) and recursion repeats one return address: the FDE and the row are
+ * then taken from here without reading the section again. Only what the
+ * section said without error is kept. Zero it to empty it.
+ */
+struct sframe_cache {
+	unsigned long			sframe_start;
+	struct sframe_fde		fde;
+	bool				have_fde;
+	bool				have_ip;
+	int				ret;
+	unsigned long			ip;
+	struct unwind_user_frame	frame;
+};
+
 int sframe_init(struct sframe_section *sec);
 int sframe_find(const struct sframe_section *sec, unsigned long ip,
 		struct unwind_user_frame *frame);
+int sframe_find_cached(const struct sframe_section *sec,
+		       struct sframe_cache *cache, unsigned long ip,
+		       struct unwind_user_frame *frame);
 int sframe_validate(const struct sframe_section *sec);
 
 #ifndef SFRAME_USER_SHIM
@@ -97,6 +141,7 @@ struct sframe_vma_info;
  * @info:	its SFrame section, with a reference, or NULL
  * @bias:	the load bias of its file
  * @none:	the mapping has no usable section
+ * @cache:	the lookups' cache for its section
  */
 struct unwind_user_sframe {
 	unsigned long		start;
@@ -104,11 +149,23 @@ struct unwind_user_sframe {
 	struct sframe_vma_info	*info;
 	unsigned long		bias;
 	bool			none;
+	struct sframe_cache	cache;
 };
 
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 			    struct unwind_user_frame *frame);
 void unwind_user_sframe_done(struct unwind_user_sframe *w);
+
+/*
+ * True when @ip is in the mapping the walk met last and that mapping has no
+ * section: frame pointers, without a call. Code built with frame pointers
+ * walks mostly through such mappings.
+ */
+static inline bool unwind_user_sframe_none(const struct unwind_user_sframe *w,
+					   unsigned long ip)
+{
+	return w->none && ip >= w->start && ip < w->end;
+}
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 
 #endif /* _KERNEL_UNWIND_SFRAME_H */

@@ -339,7 +339,7 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 	sec.sframe_end += w->bias;
 	sec.text_start += w->bias;
 	sec.text_end += w->bias;
-	ret = sframe_find(&sec, ip, frame);
+	ret = sframe_find_cached(&sec, &w->cache, ip, frame);
 	/* A malformed section is dropped for good; what was walked stays. */
 	if (ret == -EINVAL)
 		WRITE_ONCE(w->info->bad, true);
@@ -357,6 +357,7 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->start = 0;
 	w->end = 0;
 	w->none = false;
+	w->cache.sframe_start = 0;
 }
 
 #ifdef CONFIG_UNWIND_DEFERRED_BENCH

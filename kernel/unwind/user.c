@@ -94,11 +94,14 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 	 * SFrame describes 64-bit code only.
 	 */
 	if (sw && state->ws == sizeof(u64)) {
-		int ret = unwind_user_sframe_find(sw, topmost ? state->ip :
-						  state->ip - 1, frame);
+		unsigned long ip = topmost ? state->ip : state->ip - 1;
 
-		if (ret >= 0)
-			return ret;
+		if (!unwind_user_sframe_none(sw, ip)) {
+			int ret = unwind_user_sframe_find(sw, ip, frame);
+
+			if (ret >= 0)
+				return ret;
+		}
 	}
 #endif
 	*frame = arch_unwind_user_fp_frame(state->ws);

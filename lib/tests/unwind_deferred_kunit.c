@@ -23,6 +23,8 @@
 #include <linux/unwind_deferred.h>
 #include <linux/wordpart.h>
 
+#include "../../kernel/unwind/deferred_test.h"
+
 #define UD_NR_COOKIES	1000
 #define UD_NR_PER_CPU	4
 
@@ -233,7 +235,7 @@ static void ud_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c, c1);
 	ud_expect_state(test, info, BIT(UD_BIT_A) | UD_NEW, c1);
 
-	/* The task_work is pending already: no second one. */
+	/* The task is marked pending already: not marked again. */
 	c = 0;
 	KUNIT_EXPECT_EQ(test, ud_request(info, UD_BIT_B, &c), 0);
 	KUNIT_EXPECT_EQ(test, c, c1);
@@ -244,7 +246,7 @@ static void ud_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c, c1);
 	ud_expect_state(test, info, all | UD_NEW, c1);
 
-	/* The task_work runs. */
+	/* The deferred run takes it. */
 	old = unwind_state_take_pending(info);
 	KUNIT_EXPECT_EQ(test, old.mask, all | UD_NEW);
 	KUNIT_EXPECT_EQ(test, old.cookie, c1);
@@ -270,7 +272,7 @@ static void ud_state_transitions(struct kunit *test)
 }
 
 /*
- * A request that an NMI made after the task_work ran is still pending at
+ * A request that an NMI made after the deferred run is still pending at
  * the return to user space: the entry must not end, or it would be lost.
  */
 static void ud_reset_keeps_pending(struct kunit *test)
@@ -292,7 +294,7 @@ static void ud_reset_keeps_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&info->completed), 0);
 }
 
-/* An IRQ requests while the task_work runs: it must be queued again. */
+/* An IRQ requests while the deferred run goes on: it must be marked again. */
 static void ud_request_after_take(struct kunit *test)
 {
 	struct unwind_task_info *info = ud_info_alloc(test);

@@ -26,8 +26,8 @@
  *                         tracers in MASK request from there
  *   rerequest MASK        once, when a callback next runs in the writing
  *                         task, the tracers in MASK request from within it
- *                         (a second task_work run in the same entry)
- *   park                  once, when the writing task's task_work has walked
+ *                         (a second deferred run in the same entry)
+ *   park                  once, when the writing task's deferred run walked
  *                         its stack, stop it there (before any callback)
  *                         until "unpark"
  *   park cb               the same, but inside the first callback, that is
@@ -71,6 +71,8 @@
 #include <asm/apic.h>
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
+
+#include "../../kernel/unwind/deferred_test.h"
 
 #define UT_LOG_SIZE	65536
 #define UT_LOG_IPS	8
@@ -184,7 +186,7 @@ static void ut_park(bool in_cb)
 			current->pid);
 }
 
-/* Called by the core after a task_work's walk; see unwind_deferred_test_hook. */
+/* Called by the core after a deferred run's walk; see unwind_deferred_test_hook. */
 static void ut_park_hook(void)
 {
 	ut_park(false);

@@ -335,7 +335,7 @@ static int test_mixed(void)
 	return 1;
 }
 
-/* A request made from a callback: the same entry, a second task_work run. */
+/* A request made from a callback: the same entry, a second deferred run. */
 static int test_request_from_callback(void)
 {
 	struct rec *req;
@@ -666,7 +666,7 @@ static const char *park_cmd, *park_req;
 
 static void *park_thread(void *arg)
 {
-	/* The task_work of this write() parks after its walk or in a callback. */
+	/* The deferred run of this write() parks after its walk or in a callback. */
 	__atomic_store_n(&park_done, ctl("%s", park_cmd) || ctl("%s", park_req) ?
 			 -1 : 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -674,7 +674,7 @@ static void *park_thread(void *arg)
 
 /*
  * A tracer's bit is reused only when no task can still call back for it
- * (contract 13). A task_work is parked between its walk and its callbacks;
+ * (contract 13). A deferred run is parked between its walk and its callbacks;
  * meanwhile its tracer (2) is cancelled and every free bit, the cancelled
  * one included, goes to new tracers. Released, the task must call back
  * nobody: not the cancelled tracer, and not the new owner of its bit.
@@ -720,7 +720,7 @@ static int test_bit_reuse(void)
 static pthread_barrier_t key_gate;
 static int key_tid, key_ret;	/* key_ret: __atomic */
 
-/* Parks in the task_work of its first request, then asks again later. */
+/* Parks in the deferred run of its first request, then asks again later. */
 static void *key_thread(void *arg)
 {
 	int ret;
@@ -739,7 +739,7 @@ static void *key_thread(void *arg)
  * and turning it off loses nothing and leaves nothing behind. Run first,
  * before anything registered (perf registers only while an event with
  * defer_callchain exists, ftrace only while an instance has the option).
- * A thread requests, and its task_work parks after the walk; the only
+ * A thread requests, and its deferred run parks after the walk; the only
  * tracer is cancelled, so the key goes off while the thread's entry is not
  * over yet, and its return to user space no longer ends it. Registered
  * again, the next request of that thread, in a new entry, must get a new
