@@ -456,6 +456,7 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	 */
 	bit = READ_ONCE(work->bit);
 	c = READ_ONCE(info->state.cookie);
+	/* Cookie before mask; pairs with the cmpxchg128s of cancel. */
 	smp_rmb();
 	if (likely(bit >= UNWIND_FIRST_WORK_BIT && c &&
 		   (READ_ONCE(info->state.mask) & BIT(bit)))) {
