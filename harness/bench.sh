@@ -45,10 +45,13 @@ test_k=$BUILD/obj-test/arch/x86/boot/bzImage
 base_k=$BUILD/obj-base/arch/x86/boot/bzImage
 
 boot() {	# boot KERNEL NAME JOB RUNS [icount [LOOPS]]
-	local acc=tcg extra=
+	# One host thread for both vCPUs, in every boot: starting and
+	# stopping perf turns static keys on and off, and QEMU 7.2's
+	# multi-threaded TCG can run the transient int3 of text_poke_bp()
+	# (see qemu-run.sh).
+	local acc=tcg,thread=single extra=
 	if [ "${5:-}" = icount ]; then
 		# Deterministic: one instruction per virtual nanosecond.
-		acc=tcg,thread=single
 		extra="-icount shift=0,sleep=off"
 	fi
 	ACCEL=$acc QEMU_EXTRA=$extra \

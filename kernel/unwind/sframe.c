@@ -156,10 +156,16 @@ static u64 sframe_le64(const u8 *p)
  * section size, or the end of the FRE sub-section). Reading past the limit
  * means the section is malformed, not that the memory is missing.
  */
+static bool sframe_in_bounds(unsigned long off, unsigned long limit,
+			     size_t len)
+{
+	return off <= limit && len <= limit - off;
+}
+
 static int sframe_get(const struct sframe_section *sec, unsigned long off,
 		      unsigned long limit, void *buf, size_t len)
 {
-	if (off > limit || len > limit - off)
+	if (!sframe_in_bounds(off, limit, len))
 		return -EINVAL;
 	return sframe_access(sec, off, buf, len);
 }
@@ -182,7 +188,7 @@ static int sframe_get_fre(const struct sframe_section *sec,
 			  const struct sframe_frebuf *fb, unsigned long off,
 			  unsigned long limit, void *buf, size_t len)
 {
-	if (off > limit || len > limit - off)
+	if (!sframe_in_bounds(off, limit, len))
 		return -EINVAL;
 	if (fb && off >= fb->pos && len <= fb->len &&
 	    off - fb->pos <= fb->len - len) {
