@@ -38,6 +38,10 @@
  *                         hold it, inside this write(), until "mmunlock"
  *   waitmm                wait until the lock is held
  *   mmunlock              let the holder release it
+ *   gate MASK             stop inside this write() until "opengate", then
+ *                         the tracers in MASK request, in the same entry
+ *   waitgate              wait until a task is stopped at the gate
+ *   opengate              let it go on
  *   key 0|1               succeed if the exit-to-user static key is off (0)
  *                         or on (1), else fail with -EBUSY
  *   clear                 empty the log
@@ -456,6 +460,10 @@ static void ut_cancel(u64 mask)
 	}
 }
 
+/* "gate": stop the writer inside its write() until "opengate". */
+static DECLARE_COMPLETION(ut_gate_entered);
+static DECLARE_COMPLETION(ut_gate_open);
+
 /* "mmlock": hold the writer's mmap_lock for writing inside its write(). */
 static DECLARE_COMPLETION(ut_mm_locked);
 static DECLARE_COMPLETION(ut_mm_unlock);
@@ -538,6 +546,16 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 		ret = wait_for_completion_killable(&ut_mm_locked);
 	} else if (!strncmp(buf, "mmunlock", 8)) {
 		complete(&ut_mm_unlock);
+		ret = 0;
+	} else if (sscanf(buf, "gate %llx", &mask) == 1) {
+		reinit_completion(&ut_gate_open);
+		complete(&ut_gate_entered);
+		ret = wait_for_completion_killable(&ut_gate_open) ?:
+		      ut_request(mask, UT_TASK, 1);
+	} else if (!strncmp(buf, "waitgate", 8)) {
+		ret = wait_for_completion_killable(&ut_gate_entered);
+	} else if (!strncmp(buf, "opengate", 8)) {
+		complete(&ut_gate_open);
 		ret = 0;
 	} else if (sscanf(buf, "key %d", &n) == 1) {
 		/* Succeeds if the exit-to-user key is on (1) or off (0). */

@@ -717,19 +717,19 @@ static int test_bit_reuse(void)
 	return 1;
 }
 
-static pthread_barrier_t key_gate;
 static int key_tid, key_ret;	/* key_ret: __atomic */
 
-/* Parks in the deferred run of its first request, then asks again later. */
+/*
+ * Parks in the deferred run of its first request; then, without another
+ * system call, stops inside a second write() and, when let go, asks again
+ * from that same kernel entry.
+ */
 static void *key_thread(void *arg)
 {
 	int ret;
 
 	key_tid = gettid_();
-	ret = ctl("park") || ctl("request 1 task 1");
-	pthread_barrier_wait(&key_gate);	/* main: key off, then on */
-	pthread_barrier_wait(&key_gate);
-	ret = ret || chain("request 1 task 1");
+	ret = ctl("park") || ctl("request 1 task 1") || chain("gate 1");
 	__atomic_store_n(&key_ret, ret ? -1 : 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -741,9 +741,10 @@ static void *key_thread(void *arg)
  * defer_callchain exists, ftrace only while an instance has the option).
  * A thread requests, and its deferred run parks after the walk; the only
  * tracer is cancelled, so the key goes off while the thread's entry is not
- * over yet, and its return to user space no longer ends it. Registered
- * again, the next request of that thread, in a new entry, must get a new
- * cookie and its own stack, not the old entry's cookie and cached trace.
+ * over yet, and its return to user space no longer ends it. The thread
+ * enters the kernel again, and while it is inside, a tracer registers
+ * (the key goes on) and the thread asks: it must get a new cookie and its
+ * own stack, not the old entry's cookie and cached trace.
  */
 static int test_key(void)
 {
@@ -758,7 +759,6 @@ static int test_key(void)
 		return fail(__LINE__, "key on with no tracer registered\n");
 	if (ctl("register 1") || ctl("key 1"))
 		return fail(__LINE__, "key off with a tracer registered\n");
-	pthread_barrier_init(&key_gate, NULL, 2);
 	if (pthread_create(&th, NULL, key_thread, NULL))
 		return fail(__LINE__, "pthread_create\n");
 	if (ctl("waitpark"))
@@ -766,10 +766,11 @@ static int test_key(void)
 	if (ctl("cancel 1") || ctl("key 0"))
 		return fail(__LINE__, "key still on after the last cancel\n");
 	ctl("unpark");
-	pthread_barrier_wait(&key_gate);
+	if (ctl("waitgate"))
+		return fail(__LINE__, "waitgate: %s\n", strerror(errno));
 	if (ctl("register 1") || ctl("key 1"))
 		return fail(__LINE__, "register again\n");
-	pthread_barrier_wait(&key_gate);
+	ctl("opengate");
 	pthread_join(th, NULL);
 	ctl("cancel 1");
 	if (key_ret != 1)
