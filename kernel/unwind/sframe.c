@@ -738,7 +738,8 @@ int sframe_find_cached(const struct sframe_section *sec,
 		cache->sframe_start = sec->sframe_start;
 	}
 	if (cache && cache->have_ip && cache->ip == ip) {
-		*frame = cache->frame;
+		if (!cache->ret)
+			*frame = cache->frame;
 		return cache->ret;
 	}
 

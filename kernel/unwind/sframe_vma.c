@@ -35,6 +35,7 @@
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/unwind_user.h>
 
 #include "sframe.h"
@@ -333,6 +334,15 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 	}
 	if (w->none || READ_ONCE(w->info->bad))
 		return -ENOENT;
+	/*
+	 * The return address answered last time in this mapping (recursion):
+	 * its row again, before even rebuilding the section's addresses.
+	 */
+	if (w->cache.have_ip && w->cache.ip == ip) {
+		if (!w->cache.ret)
+			*frame = w->cache.frame;
+		return w->cache.ret;
+	}
 
 	sec = w->info->sec;
 	sec.sframe_start += w->bias;
@@ -357,7 +367,7 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->start = 0;
 	w->end = 0;
 	w->none = false;
-	w->cache.sframe_start = 0;
+	memset(&w->cache, 0, sizeof(w->cache));
 }
 
 #ifdef CONFIG_UNWIND_DEFERRED_BENCH
