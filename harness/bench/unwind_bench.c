@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <x86intrin.h>
 
+#include "bench_util.h"
+
 #define BENCH_DIR "/sys/kernel/debug/unwind_deferred_bench/"
 
 static int depth = 8, tracers = 1, nthreads = 1;
@@ -60,27 +62,11 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, long n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n ? v[n / 2] : 0;
-}
-
 #ifdef UNWIND_BENCH_SFRAME
 static ssize_t bench_write(int fd, const void *buf, size_t n)
 {
-	long ret;
+	long ret = bench_sys_write(fd, buf, n);
 
-	asm volatile ("syscall" : "=a" (ret)
-		      : "0" ((long)SYS_write), "D" ((long)fd), "S" (buf), "d" (n)
-		      : "rcx", "r11", "memory");
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

@@ -37,6 +37,8 @@
 #include <sys/syscall.h>
 #include <x86intrin.h>
 
+#include "bench_util.h"
+
 #define BENCH_DIR "/sys/kernel/debug/unwind_deferred_bench/"
 #define MAX_LIBS 20
 
@@ -53,35 +55,11 @@ static void die(const char *what)
 	exit(1);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, long n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n ? v[n / 2] : 0;
-}
-
-/* write() with this program's own system call instruction. */
-static long sys_write(int fd, const void *buf, size_t n)
-{
-	long ret;
-
-	asm volatile ("syscall" : "=a" (ret)
-		      : "0" ((long)SYS_write), "D" ((long)fd), "S" (buf), "d" (n)
-		      : "rcx", "r11", "memory");
-	return ret;
-}
-
 static void ctl(const char *cmd)
 {
 	long n = strlen(cmd);
 
-	if (sys_write(ctl_fd, cmd, n) != n) {
+	if (bench_sys_write(ctl_fd, cmd, n) != n) {
 		fprintf(stderr, "unwind_bench_dso: \"%s\" failed\n", cmd);
 		exit(1);
 	}
