@@ -66,6 +66,29 @@ if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
 	[[ $v1 == *SFRAME_VERSION_1* ]] ||
 		die "unwind_user_sframe has no SFrame version 1 section"
 fi
+# The same with its section re-encoded as SFrame version 3 (binutils 2.46's
+# format; sid's binutils moves daily, so not from there) and as version 2
+# with PC-relative function starts (binutils 2.45, in no Debian suite), by
+# harness/sframe/convert.py, whose encodings harness/sframe/check.sh proves
+# equal to readelf's rows. They go into a room linked into the program, and
+# PT_GNU_SFRAME points there: the old section is zeroed.
+if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
+	room=$out/sframe_room.s
+	printf '\t.section .sframe_room,"a"\n\t.balign 8\n\t.zero 16384\n%s\n' \
+		'	.section .note.GNU-stack,"",@progbits' > "$room"
+	build unwind_user_sframe_room "$st/unwind/unwind_user_sframe.c" "$room" \
+		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
+	# As binutils 2.46 writes V3: function starts PC-relative.
+	for v in "v3 3 pcrel" "v2_pcrel 2 pcrel"; do
+		# shellcheck disable=SC2086
+		set -- $v
+		python3 "$REPO/harness/sframe/convert.py" --elf \
+			"$out/unwind_user_sframe_room" "$out/unwind_user_sframe_$1" "$2" "$3" ||
+			die "re-encoding unwind_user_sframe_$1 failed"
+		chmod +x "$out/unwind_user_sframe_$1"
+	done
+	rm -f "$out/unwind_user_sframe_room" "$room"
+fi
 # The same through shared libraries: one linked at startup, one dlopen()ed,
 # and one without SFrame (with frame pointers) that replaces it.
 dso=$st/unwind/unwind_user_sframe_dso.c

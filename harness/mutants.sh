@@ -113,6 +113,13 @@ mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
 mutate sframe_pcmask_ignored kernel/unwind/sframe.c \
 	$'\t\tip_off %= fde->rep_size;' '' \
 	kunit.sf_v1_pcmask
+# V2 with PC-relative starts and V3 (re-encoded by harness/sframe/convert.py).
+mutate sframe_pcrel_ignored kernel/unwind/sframe.c \
+	'if (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL)' 'if (0)' \
+	unwind_user_sframe_v2_pcrel.1
+mutate sframe_v3_attrs_kept kernel/unwind/sframe.c \
+	$'\t\tfre_rel += SFRAME_V3_ATTR_SIZE;\n' '' \
+	unwind_user_sframe_v3.1
 mutate sframe_not_used kernel/unwind/user.c \
 	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {' \
 	unwind_user_sframe.2
