@@ -54,7 +54,7 @@ only="$*"
 	"$REPO/harness/initramfs.sh" >/dev/null
 
 mutate no_align kernel/unwind/user.c \
-	$'\tif (cfa & (state->ws - 1))\n\t\treturn -EINVAL;\n' '' \
+	$'\tif (cfa & (ws - 1))\n\t\treturn -EINVAL;\n' '' \
 	kunit.uw_misaligned
 # uprobes: the uretprobe trampoline is replaced by the real return address,
 # and a uprobe'd "push %rbp" (an int3 in the text) is still recognised.
@@ -120,6 +120,10 @@ mutate sframe_pcrel_ignored kernel/unwind/sframe.c \
 mutate sframe_v3_attrs_kept kernel/unwind/sframe.c \
 	$'\t\tfre_rel += SFRAME_V3_ATTR_SIZE;\n' '' \
 	unwind_user_sframe_v3.1
+# The frame-pointer fast path is only for code known to have no section.
+mutate fp_fast_path_any_frame kernel/unwind/user.c \
+	'return unwind_user_sframe_none(sw, state->ip - 1);' 'return true;' \
+	unwind_user_sframe.1
 mutate sframe_not_used kernel/unwind/user.c \
 	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {' \
 	unwind_user_sframe.2

@@ -35,23 +35,28 @@ struct unwind_user_sframe;
  * check and one STAC/CLAC pair for both words, which are mostly adjacent.
  * A fault in the window may sleep to bring the page in, as get_user() may.
  */
-static int unwind_user_read_frame(const struct unwind_user_state *state,
-				  unsigned long cfa,
-				  const struct unwind_user_frame *frame,
-				  unsigned long *ra, unsigned long *fp)
+static __always_inline int
+unwind_user_read_frame(unsigned int ws, unsigned long cfa,
+		       const struct unwind_user_frame *frame,
+		       unsigned long *ra, unsigned long *fp)
 {
 	unsigned long ra_addr = cfa + frame->ra_off;
 	unsigned long fp_addr = cfa + frame->fp_off;
-	unsigned long lo = ra_addr, hi = ra_addr;
+	long lo = frame->ra_off, hi = frame->ra_off;
 
+	/*
+	 * The span from the offsets, which are constants for a frame-pointer
+	 * frame. A span that wraps below 0 starts above TASK_SIZE_MAX, which
+	 * the access check refuses.
+	 */
 	if (frame->fp_off) {
-		lo = min(ra_addr, fp_addr);
-		hi = max(ra_addr, fp_addr);
+		lo = min(frame->ra_off, frame->fp_off);
+		hi = max(frame->ra_off, frame->fp_off);
 	}
-	if (!user_read_access_begin((const void __user *)lo,
-				    hi - lo + state->ws))
+	if (!user_read_access_begin((const void __user *)(cfa + lo),
+				    hi - lo + ws))
 		return -EFAULT;
-	if (state->ws == sizeof(u32)) {
+	if (ws == sizeof(u32)) {
 		u32 word;
 
 		unsafe_get_user(word, (const u32 __user *)ra_addr, fault);
@@ -110,17 +115,19 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 	return 0;
 }
 
-/* Step from the frame in @state to its caller. Returns 0 on success. */
-static int unwind_user_next(struct unwind_user_state *state,
-			    struct unwind_user_sframe *sw)
+/*
+ * Step from the frame in @state, whose rule is @frame, to its caller, with
+ * @ws the task's word size. Inlined twice: for any rule, and for the 64-bit
+ * frame-pointer rule, where @frame and @ws are constants and the checks and
+ * the access window fold to a few instructions. Returns 0 on success.
+ */
+static __always_inline int unwind_user_step(struct unwind_user_state *state,
+					    const struct unwind_user_frame *frame,
+					    unsigned int ws)
 {
-	struct unwind_user_frame frame;
 	unsigned long base, cfa, ra, fp;
 
-	if (unwind_user_frame_rule(state, sw, &frame))
-		return -ENOENT;
-
-	if (frame.use_fp) {
+	if (frame->use_fp) {
 		/* A zero frame pointer marks the outermost frame. */
 		if (!state->fp)
 			return -ENOENT;
@@ -129,7 +136,7 @@ static int unwind_user_next(struct unwind_user_state *state,
 		base = state->sp;
 	}
 
-	cfa = base + frame.cfa_off;
+	cfa = base + frame->cfa_off;
 	/*
 	 * Callers live higher up the stack. A CFA that does not move up (which
 	 * also catches wrap-around and any cycle in the chain) means the chain
@@ -137,13 +144,13 @@ static int unwind_user_next(struct unwind_user_state *state,
 	 */
 	if (cfa <= state->sp)
 		return -EINVAL;
-	if (cfa & (state->ws - 1))
+	if (cfa & (ws - 1))
 		return -EINVAL;
-	if (state->ws == sizeof(u32) && cfa > U32_MAX)
+	if (ws == sizeof(u32) && cfa > U32_MAX)
 		return -EINVAL;
 
 	fp = state->fp;
-	if (unwind_user_read_frame(state, cfa, &frame, &ra, &fp))
+	if (unwind_user_read_frame(ws, cfa, frame, &ra, &fp))
 		return -EFAULT;
 
 	/* A zero or non-user return address ends the chain as well. */
@@ -154,6 +161,43 @@ static int unwind_user_next(struct unwind_user_state *state,
 	state->sp = cfa;
 	state->fp = fp;
 	return 0;
+}
+
+/*
+ * Most steps: a 64-bit frame, not the topmost one, in code known to have no
+ * SFrame section (the mapping of the last lookup had none). Its rule is the
+ * frame-pointer one with no lookup at all.
+ */
+static __always_inline bool
+unwind_user_plain_fp(const struct unwind_user_state *state,
+		     const struct unwind_user_sframe *sw)
+{
+	if (state->topmost || state->ws != sizeof(u64))
+		return false;
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	return unwind_user_sframe_none(sw, state->ip - 1);
+#else
+	return true;
+#endif
+}
+
+/* Step from the frame in @state to its caller. Returns 0 on success. */
+static int unwind_user_next(struct unwind_user_state *state,
+			    struct unwind_user_sframe *sw)
+{
+	struct unwind_user_frame frame;
+
+	if (likely(unwind_user_plain_fp(state, sw))) {
+		/* Its own object: never seen by the lookup, so kept constant. */
+		const struct unwind_user_frame fp_frame =
+			arch_unwind_user_fp_frame(sizeof(u64));
+
+		return unwind_user_step(state, &fp_frame, sizeof(u64));
+	}
+
+	if (unwind_user_frame_rule(state, sw, &frame))
+		return -ENOENT;
+	return unwind_user_step(state, &frame, state->ws);
 }
 
 #ifdef CONFIG_UPROBES
