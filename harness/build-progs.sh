@@ -47,16 +47,16 @@ gcc $bflags -o "$out/unwind_bench_dso" "$REPO/harness/bench/unwind_bench_dso.c" 
 	-ldl -Wl,-rpath,'$ORIGIN' || die "building unwind_bench_dso failed"
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
-# Without frame pointers, with an SFrame section (Debian 12's as: version 1).
+# Without frame pointers, with an SFrame section.
+sflags="-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
 if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
-	build unwind_user_sframe "$st/unwind/unwind_user_sframe.c" \
-		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
-fi
-# The same with an SFrame version 2 section, from trixie's binutils 2.44.
-if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
+	# Version 1, from Debian 12's as.
+	# shellcheck disable=SC2086
+	build unwind_user_sframe "$st/unwind/unwind_user_sframe.c" $sflags
+	# Version 2, from trixie's binutils 2.44.
 	tb=$("$REPO/harness/binutils-trixie.sh") || die "no binutils 2.44"
-	build unwind_user_sframe_v2 "$st/unwind/unwind_user_sframe.c" \
-		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe -B "$tb/"
+	# shellcheck disable=SC2086
+	build unwind_user_sframe_v2 "$st/unwind/unwind_user_sframe.c" $sflags -B "$tb/"
 	# Not "readelf | grep -q": with pipefail, grep's early exit can fail
 	# the pipeline through readelf's SIGPIPE.
 	v2=$("$tb/readelf" --sframe "$out/unwind_user_sframe_v2")
@@ -65,25 +65,23 @@ if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
 	v1=$(readelf --sframe "$out/unwind_user_sframe")
 	[[ $v1 == *SFRAME_VERSION_1* ]] ||
 		die "unwind_user_sframe has no SFrame version 1 section"
-fi
-# The same with its section re-encoded as SFrame version 3 (binutils 2.46's
-# format; sid's binutils moves daily, so not from there) and as version 2
-# with PC-relative function starts (binutils 2.45, in no Debian suite), by
-# harness/sframe/convert.py, whose encodings harness/sframe/check.sh proves
-# equal to readelf's rows. They go into a room linked into the program, and
-# PT_GNU_SFRAME points there: the old section is zeroed.
-if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
+	# Version 3 (binutils 2.46's format; sid's binutils moves daily, so not
+	# from there) and version 2 with PC-relative function starts (binutils
+	# 2.45, in no Debian suite), both with PC-relative starts as those
+	# write them: the V1 section re-encoded by harness/sframe/convert.py,
+	# whose encodings harness/sframe/check.sh proves equal to readelf's
+	# rows. They go into a room linked into the program, and PT_GNU_SFRAME
+	# points there: the old section is zeroed.
 	room=$out/sframe_room.s
 	printf '\t.section .sframe_room,"a"\n\t.balign 8\n\t.zero 16384\n%s\n' \
 		'	.section .note.GNU-stack,"",@progbits' > "$room"
-	build unwind_user_sframe_room "$st/unwind/unwind_user_sframe.c" "$room" \
-		-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
-	# As binutils 2.46 writes V3: function starts PC-relative.
-	for v in "v3 3 pcrel" "v2_pcrel 2 pcrel"; do
+	# shellcheck disable=SC2086
+	build unwind_user_sframe_room "$st/unwind/unwind_user_sframe.c" "$room" $sflags
+	for v in "v3 3" "v2_pcrel 2"; do
 		# shellcheck disable=SC2086
 		set -- $v
 		python3 "$REPO/harness/sframe/convert.py" --elf \
-			"$out/unwind_user_sframe_room" "$out/unwind_user_sframe_$1" "$2" "$3" ||
+			"$out/unwind_user_sframe_room" "$out/unwind_user_sframe_$1" "$2" pcrel ||
 			die "re-encoding unwind_user_sframe_$1 failed"
 		chmod +x "$out/unwind_user_sframe_$1"
 	done
@@ -94,7 +92,6 @@ fi
 dso=$st/unwind/unwind_user_sframe_dso.c
 if [ -f "$dso" ]; then
 	dflags="-O2 -g -Wall -Werror -fno-inline -fno-optimize-sibling-calls"
-	sflags="-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
 	fpflags="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 	# shellcheck disable=SC2086
 	{ gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_B -o "$out/libsframe_b.so" "$dso" &&

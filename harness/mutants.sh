@@ -104,8 +104,8 @@ mutate no_scrub kernel/unwind/deferred.c \
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
 mutate sframe_no_fp_fallback kernel/unwind/user.c \
-	$'\t\t\tif (ret >= 0)\n\t\t\t\treturn ret;\n\t\t}\n\t}\n#endif' \
-	$'\t\t\treturn ret >= 0 ? ret : -ENOENT;\n\t\t}\n\t}\n#endif' \
+	$'\t\tif (ret >= 0)\n\t\t\treturn ret;\n\t}\n#endif' \
+	$'\t\treturn ret >= 0 ? ret : -ENOENT;\n\t}\n#endif' \
 	unwind_user_sframe_dso.2
 mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
 	'if (fde.func_start <= ip) {' 'if (fde.func_start < ip) {' \

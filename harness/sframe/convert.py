@@ -104,12 +104,14 @@ def convert_elf(src, dst, version, pcrel):
 
 
 def main():
-    if sys.argv[1] == "--elf":
-        pcrel = len(sys.argv) > 5 and sys.argv[5] == "pcrel"
-        convert_elf(sys.argv[2], sys.argv[3], int(sys.argv[4]), pcrel)
+    args = sys.argv[1:]
+    pcrel = args[-1] == "pcrel"
+    if pcrel:
+        args.pop()
+    if args[0] == "--elf":
+        convert_elf(args[1], args[2], int(args[3]), pcrel)
         return
-    src, dst, secaddr, version = sys.argv[1], sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4])
-    pcrel = len(sys.argv) > 5 and sys.argv[5] == "pcrel"
+    src, dst, secaddr, version = args[0], args[1], int(args[2], 0), int(args[3])
     open(dst, "wb").write(convert(open(src, "rb").read(), secaddr, version, pcrel))
 
 

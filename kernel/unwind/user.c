@@ -96,17 +96,16 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 	/*
 	 * A return address may be the first byte after the function (a call
 	 * to a noreturn function): look up the call instruction instead.
-	 * SFrame describes 64-bit code only.
+	 * SFrame describes 64-bit code only. A frame in a mapping known to
+	 * have no section never gets here (see unwind_user_plain_fp()); the
+	 * topmost one comes first in its walk, before anything is known.
 	 */
 	if (sw && state->ws == sizeof(u64)) {
 		unsigned long ip = topmost ? state->ip : state->ip - 1;
+		int ret = unwind_user_sframe_find(sw, ip, frame);
 
-		if (!unwind_user_sframe_none(sw, ip)) {
-			int ret = unwind_user_sframe_find(sw, ip, frame);
-
-			if (ret >= 0)
-				return ret;
-		}
+		if (ret >= 0)
+			return ret;
 	}
 #endif
 	*frame = arch_unwind_user_fp_frame(state->ws);
