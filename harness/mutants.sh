@@ -101,10 +101,28 @@ mutate no_scrub kernel/unwind/deferred.c \
 	$'\tfor_each_process_thread(g, t)\n\t\tcontinue;' \
 	unwind_deferred.9
 
+# Contract 16: the walk starts from the user state at entry, not from the
+# registers a signal frame or a restart left.
+mutate signal_regs_ignored kernel/unwind/deferred.c \
+	'if (READ_ONCE(info->state.mask) & UNWIND_REGS)' 'if (0)' \
+	unwind_deferred.18
+mutate no_signal_hook kernel/entry/common.c \
+	$'\t\t\tunwind_deferred_signal(regs);\n' '' \
+	unwind_deferred.18
+# Contract 2: a request after the exit loop gets the self-interrupt.
+mutate late_no_kick kernel/unwind/deferred.c \
+	'if (in_nmi() || (in_task() && irqs_disabled()))' 'if (in_nmi())' \
+	unwind_deferred.19
+# Contract 17: a failure to read the headers is not kept as "no section".
+mutate discover_keeps_fault kernel/unwind/sframe_vma.c \
+	$'sizeof(ehdr)))\n\t\treturn ERR_PTR(-EFAULT);' \
+	$'sizeof(ehdr)))\n\t\treturn SFRAME_VMA_NONE;' \
+	unwind_user_sframe_dso.6
+
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
 mutate sframe_no_fp_fallback kernel/unwind/user.c \
-	$'\t\tif (ret >= 0)\n\t\t\treturn ret;\n\t}\n#endif' \
+	$'\t\tif (ret >= 0 || ret == -EAGAIN)\n\t\t\treturn ret;\n\t}\n#endif' \
 	$'\t\treturn ret >= 0 ? ret : -ENOENT;\n\t}\n#endif' \
 	unwind_user_sframe_dso.2
 mutate sframe_fde_off_by_one kernel/unwind/sframe.c \

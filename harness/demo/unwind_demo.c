@@ -13,6 +13,9 @@
  * For the ftrace selftests (tools/testing/selftests/ftrace/test.d/userstack):
  *   unwind_demo --getppid N   main -> ppid_loop -> ppid_a -> ppid_b ->
  *                             ppid_c -> getppid, N times; prints nothing
+ *   unwind_demo --signal N    the same chain, but ppid_c() sends this
+ *                             thread SIGUSR1 with tgkill, N times: each
+ *                             system call returns through the handler
  *   unwind_demo --frames      makes that call once and prints the frames a
  *                             walk during the getppid call must find,
  *                             innermost first, as "0x<hex offset>" in this
@@ -27,6 +30,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +81,14 @@ static long __attribute__((noinline)) level(int n, char *buf)
 
 /* Innermost first: after the syscall in ppid_c(), then return addresses. */
 static unsigned long ppid_frames[4];
+/* getppid(), or tgkill(pid, tid, SIGUSR1) for --signal. */
+static long ppid_nr = SYS_getppid, ppid_args[3];
+static volatile sig_atomic_t ppid_signals;
+
+static void ppid_handler(int sig)
+{
+	ppid_signals++;
+}
 
 static long __attribute__((noinline)) ppid_c(void)
 {
@@ -87,7 +99,8 @@ static long __attribute__((noinline)) ppid_c(void)
 		      "syscall\n"
 		      "1:"
 		      : "=a" (ret), "=&r" (ip)
-		      : "0" ((long)SYS_getppid)
+		      : "0" (ppid_nr), "D" (ppid_args[0]), "S" (ppid_args[1]),
+			"d" (ppid_args[2])
 		      : "rcx", "r11", "memory");
 	ppid_frames[0] = ip;
 	ppid_frames[1] = (unsigned long)__builtin_return_address(0);
@@ -119,7 +132,7 @@ static int __attribute__((noinline)) ppid_loop(long n)
 	long i;
 
 	for (i = 0; i < n; i++)
-		if (ppid_a() <= 0)
+		if (ppid_a() < 0)
 			return 1;
 	return 0;
 }
@@ -153,8 +166,20 @@ static int ppid_main(int argc, char **argv)
 
 	if (!strcmp(argv[1], "--getppid") && argc == 3)
 		return ppid_loop(atol(argv[2]));
+	if (!strcmp(argv[1], "--signal") && argc == 3) {
+		struct sigaction sa = { .sa_handler = ppid_handler };
+
+		if (sigaction(SIGUSR1, &sa, NULL))
+			return 1;
+		ppid_nr = SYS_tgkill;
+		ppid_args[0] = getpid();
+		ppid_args[1] = syscall(SYS_gettid);
+		ppid_args[2] = SIGUSR1;
+		return ppid_loop(atol(argv[2])) || ppid_signals != atol(argv[2]);
+	}
 	if (strcmp(argv[1], "--frames") || argc != 2) {
-		fprintf(stderr, "usage: %s --getppid N | --frames\n", argv[0]);
+		fprintf(stderr, "usage: %s --getppid N | --signal N | --frames\n",
+			argv[0]);
 		return 2;
 	}
 	if (ppid_loop(1))

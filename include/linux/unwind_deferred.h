@@ -49,10 +49,12 @@ struct unwind_work {
 /* Bits of union unwind_task_state::mask. */
 #define UNWIND_PENDING_BIT	0	/* the exit work must walk and call */
 #define UNWIND_USED_BIT		1	/* state set during this entry */
-#define UNWIND_FIRST_WORK_BIT	2	/* tracers own bits 2 .. BITS_PER_LONG-1 */
+#define UNWIND_REGS_BIT		2	/* unwind_task_info::regs holds the entry's start */
+#define UNWIND_FIRST_WORK_BIT	3	/* tracers own bits 3 .. BITS_PER_LONG-1 */
 
 #define UNWIND_PENDING		BIT(UNWIND_PENDING_BIT)
 #define UNWIND_USED		BIT(UNWIND_USED_BIT)
+#define UNWIND_REGS		BIT(UNWIND_REGS_BIT)
 #define UNWIND_MAX_WORKS	(BITS_PER_LONG - UNWIND_FIRST_WORK_BIT)
 
 #ifdef CONFIG_UNWIND_DEFERRED
@@ -72,6 +74,27 @@ void unwind_deferred_flush(void);
 DECLARE_STATIC_KEY_FALSE(unwind_deferred_enabled);
 void __unwind_reset_info(void);
 void __unwind_deferred_resume(void);
+void __unwind_deferred_signal(struct pt_regs *regs);
+
+/**
+ * unwind_deferred_signal - keep the entry's user state before signal work
+ * @regs: the user registers of the current kernel entry
+ *
+ * Called by the exit to user space before it delivers a signal or restarts
+ * a system call, both of which rewrite @regs (and a ptrace stop in between
+ * may too). The deferred walk of this entry runs later in the same exit,
+ * and must start from the state the task entered the kernel with, not from
+ * the signal handler's. Behind the static key: with no tracer registered
+ * there is nothing to keep.
+ *
+ * Context: task context of a user task returning to user space, interrupts
+ * enabled.
+ */
+static __always_inline void unwind_deferred_signal(struct pt_regs *regs)
+{
+	if (static_branch_unlikely(&unwind_deferred_enabled))
+		__unwind_deferred_signal(regs);
+}
 
 /**
  * unwind_deferred_resume - walk and call back before returning to user space
@@ -112,6 +135,7 @@ static inline void unwind_task_free(struct task_struct *task) {}
 static inline void unwind_deferred_flush(void) {}
 static inline void unwind_reset_info(void) {}
 static inline void unwind_deferred_resume(void) {}
+static inline void unwind_deferred_signal(struct pt_regs *regs) {}
 
 static inline int unwind_user_faultable(struct unwind_stacktrace *trace)
 {

@@ -4,6 +4,7 @@
 
 #include <linux/atomic.h>
 #include <linux/types.h>
+#include <linux/unwind_user_types.h>
 
 /**
  * struct unwind_cache - the user stack walked during one kernel entry
@@ -43,6 +44,9 @@ union unwind_task_state {
  * @state:	mask and cookie of the current kernel entry
  * @completed:	tracers already called back during the current entry
  * @cache:	the walked trace, allocated on first use
+ * @regs:	where the entry's walk starts when UNWIND_REGS is set in the
+ *		mask: the user state at kernel entry, kept before a signal
+ *		frame or a system call restart rewrote the registers
  * @nr_walks:	number of user stack walks this task did, for the test and
  *		benchmark clients (CONFIG_UNWIND_DEFERRED_WALK_COUNT)
  */
@@ -50,6 +54,7 @@ struct unwind_task_info {
 	union unwind_task_state	state;
 	atomic_long_t		completed;
 	struct unwind_cache	*cache;
+	struct unwind_user_state regs;
 #ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
 	unsigned int		nr_walks;
 #endif

@@ -23,7 +23,12 @@ arch_unwind_user_topmost_frame(const struct unwind_user_state *state,
 
 #ifdef CONFIG_UNWIND_USER
 
+struct pt_regs;
+
 int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
+int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs);
+int unwind_user_from(const struct unwind_user_state *start,
+		     struct unwind_stacktrace *trace, unsigned int max_entries);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int unwind_user_walk(struct unwind_user_state *state,

@@ -51,7 +51,7 @@
 #define UNWIND_MAX_ENTRIES						\
 	((UNWIND_CACHE_SIZE - sizeof(struct unwind_cache)) / sizeof(long))
 
-#define UNWIND_WORK_MASK	(~(UNWIND_PENDING | UNWIND_USED))
+#define UNWIND_WORK_MASK	GENMASK(BITS_PER_LONG - 1, UNWIND_FIRST_WORK_BIT)
 
 /* Protects unwind_works updates, unwind_bits_used and unwind_nr_works. */
 static DEFINE_MUTEX(unwind_mutex);
@@ -212,7 +212,7 @@ static int unwind_walk_cached(struct unwind_task_info *info, u64 cookie,
 	struct unwind_cache *cache = info->cache;
 
 	if (!cache) {
-		cache = kzalloc(UNWIND_CACHE_SIZE, GFP_KERNEL);
+		cache = kzalloc(UNWIND_CACHE_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!cache)
 			return -ENOMEM;
 		info->cache = cache;
@@ -222,7 +222,16 @@ static int unwind_walk_cached(struct unwind_task_info *info, u64 cookie,
 	if (!cookie || cache->cookie != cookie) {
 		struct unwind_stacktrace walk = { .entries = cache->entries };
 
-		unwind_user(&walk, UNWIND_MAX_ENTRIES);
+		/*
+		 * From the user state the task entered the kernel with: the
+		 * one kept before a signal frame or a restart changed the
+		 * registers (see unwind_deferred_signal()), else the
+		 * registers, which nothing changed yet.
+		 */
+		if (READ_ONCE(info->state.mask) & UNWIND_REGS)
+			unwind_user_from(&info->regs, &walk, UNWIND_MAX_ENTRIES);
+		else
+			unwind_user(&walk, UNWIND_MAX_ENTRIES);
 		cache->nr_entries = walk.nr;
 		cache->cookie = cookie;
 #ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
@@ -365,13 +374,54 @@ void __unwind_deferred_resume(void)
 	unwind_deferred_run(&current->unwind_info);
 }
 
+/**
+ * __unwind_deferred_signal - keep the entry's user state before signal work
+ * @regs: the current task's user registers
+ *
+ * See unwind_deferred_signal(). Only the first call of an entry keeps
+ * anything: the exit loop may deliver several signals, and each one moves
+ * @regs further from the state at entry. The state stays kept until the
+ * entry ends, so that requests made later in the same exit (from signal
+ * delivery, a ptrace stop, or the last steps before user space) get the
+ * interrupted stack too. A request from an NMI that lands in the middle
+ * keeps the same values from the same registers.
+ *
+ * Context: task context of the task owning @regs, interrupts enabled.
+ */
+void __unwind_deferred_signal(struct pt_regs *regs)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+	union unwind_task_state old, new;
+
+	if (READ_ONCE(info->state.mask) & UNWIND_REGS)
+		return;
+	if (unwind_task_refused(current) || !system_has_cmpxchg128() ||
+	    unwind_user_start(&info->regs, regs))
+		return;
+
+	/*
+	 * Publish the kept state with the entry's mask: every end of the
+	 * entry clears the bit with the rest, so a later entry never starts
+	 * from this one's registers.
+	 */
+	old = unwind_state_read(info);
+	do {
+		new = old;
+		new.mask |= UNWIND_REGS | UNWIND_USED;
+	} while (!try_cmpxchg128(&info->state.full, &old.full, new.full));
+}
+
 /*
- * A request from an NMI that hit user mode, or the kernel with interrupts
- * off on the way out, would leave TIF_NOTIFY_RESUME unseen until some later
- * exit, when the user stack has changed. A self-interrupt makes the task go
- * through the exit-to-user work right after the NMI (or as soon as it
- * enables interrupts): the flag is already set, so the interrupt itself has
- * nothing to do.
+ * A request from an NMI that hit user mode, or from the kernel with
+ * interrupts off on the way out (a tracepoint or kprobe after the exit loop
+ * looked at the flags for the last time, such as
+ * x86_fpu:x86_fpu_regs_activated), would leave TIF_NOTIFY_RESUME unseen
+ * until some later exit: the entry would not end, and the next entry would
+ * reuse its cookie and give it the next entry's stack. A self-interrupt
+ * makes the task go through the exit-to-user work right after the NMI, or
+ * as soon as it enables interrupts, which on the way out is on its return
+ * to user space, before it runs user code: the flag is already set, so the
+ * interrupt itself has nothing to do.
  */
 static void unwind_nmi_kick(struct irq_work *work)
 {
@@ -410,7 +460,14 @@ static noinline int unwind_deferred_request_slow(struct unwind_work *work,
 	if (ret == 2) {
 		/* The first request of the entry: have the exit run the walk. */
 		set_thread_flag(TIF_NOTIFY_RESUME);
-		if (in_nmi())
+		/*
+		 * Task context with interrupts off may be past the exit loop.
+		 * Where it is not (a spinlock with interrupts off), the
+		 * interrupt comes back to the kernel and costs only itself.
+		 * Hard and soft IRQs return through an exit that sees the
+		 * flag.
+		 */
+		if (in_nmi() || (in_task() && irqs_disabled()))
 			irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
 		ret = 0;
 	}

@@ -5,7 +5,13 @@
  * Every file-backed executable mapping is examined lazily, the first time a
  * walk meets an address in it: the program headers of the mapped ELF file
  * are read, PT_GNU_SFRAME is located through the PT_LOAD that holds the
- * mapping, and the section's header is checked. The result, including "this
+ * mapping, and the section's header is checked. The headers are read from
+ * the process's own memory, where the first PT_LOAD (which starts at file
+ * offset 0) maps them, never from the file: a walk runs in the traced
+ * task's exit path and must not raise LSM or fsnotify events, read a device
+ * with side effects, or wait for a network file system. A failure that may
+ * pass (no memory, a fault, a fatal signal, a lock not had) is not kept:
+ * the mapping is examined again by a later walk. The result, including "this
  * mapping has no section", is kept in the VMA itself (vma->sframe_info), so
  * each mapping is examined once, and the entry lives and dies with it:
  * munmap() and dlclose() free it with the VMA, fork() and VMA splits share
@@ -22,10 +28,9 @@
  * page fault handler may need mmap_lock, and a writer queued between two
  * readers would deadlock the task. The VMA is looked up and its entry taken
  * (with a reference) under the per-VMA read lock, or failing that under
- * mmap_read_trylock(); both are dropped before the section is read. Another
- * thread may unmap the section meanwhile: the read then fails and the walk
- * ends cleanly. The file's headers are read with no lock held either, with
- * a reference to the file.
+ * mmap_lock for reading, taken killable with no other lock held; both are
+ * dropped before the section or the headers are read. Another thread may
+ * unmap them meanwhile: the read then fails and the walk ends cleanly.
  */
 
 #include <linux/elf.h>
@@ -48,18 +53,23 @@
 /* Cap on the program headers read; real files have about a dozen. */
 #define SFRAME_MAX_PHDRS	64
 
+/*
+ * Cap on the mappings looked at, going down from an executable mapping, for
+ * the same file's mapping at offset 0: a file has a few PT_LOADs, and ld.so
+ * leaves a PROT_NONE mapping of the file in each alignment gap.
+ */
+#define SFRAME_MAX_SEGMENTS	16
+
 /**
  * struct sframe_vma_info - the SFrame section of one executable mapping
  * @ref:	references: one per VMA that points here, one per walk using it
  * @delta:	p_vaddr - p_offset of the PT_LOAD that holds the mapping
  * @sec:	the section, its four addresses relative to the load bias
- * @bad:	the section turned out malformed during a lookup: unused since
  */
 struct sframe_vma_info {
 	refcount_t		ref;
 	unsigned long		delta;
 	struct sframe_section	sec;
-	bool			bad;
 };
 
 /* vma->sframe_info of a mapping examined and found to have no section. */
@@ -107,31 +117,46 @@ static unsigned long sframe_bias(unsigned long vm_start, unsigned long pgoff,
 	return vm_start - (pgoff << PAGE_SHIFT) - delta;
 }
 
-/*
- * Read the ELF file mapped at [@vm_start, @vm_end) from page @pgoff and
- * find its SFrame section. Returns a new entry, SFRAME_VMA_NONE when the
- * file has no usable section, or NULL when memory ran out (then the mapping
- * is examined again next time).
- *
- * Context: task context, no lock held; reads the file and user memory.
+/**
+ * struct sframe_vma_where - an executable mapping and its ELF headers
+ * @start:	start of the executable mapping
+ * @end:	its end
+ * @pgoff:	its file offset, in pages
+ * @hdr:	start of the same file's mapping at file offset 0
+ * @hdr_len:	that mapping's length
  */
-static struct sframe_vma_info *sframe_discover(struct file *file,
-					       unsigned long vm_start,
-					       unsigned long vm_end,
-					       unsigned long pgoff)
+struct sframe_vma_where {
+	unsigned long	start;
+	unsigned long	end;
+	unsigned long	pgoff;
+	unsigned long	hdr;
+	unsigned long	hdr_len;
+};
+
+/*
+ * Read the ELF headers of the file mapped at @where from user memory and
+ * find its SFrame section. Returns a new entry, SFRAME_VMA_NONE when the
+ * file has no usable section, or an ERR_PTR() for a failure that may pass
+ * (-ENOMEM, or -EFAULT when the headers or the section could not be read):
+ * then nothing is kept and the mapping is examined again next time.
+ *
+ * Context: task context, no lock held; reads user memory, may fault.
+ */
+static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *where)
 {
-	u64 off = (u64)pgoff << PAGE_SHIFT;
-	const struct elf64_phdr *load = NULL, *sframe = NULL;
+	u64 off = (u64)where->pgoff << PAGE_SHIFT;
+	const struct elf64_phdr *load = NULL, *sframe = NULL, *first = NULL;
 	struct sframe_vma_info *info;
 	struct elf64_phdr *phdrs;
 	struct elf64_hdr ehdr;
 	unsigned long bias;
-	loff_t pos = 0;
 	size_t size;
-	int i;
+	int i, ret;
 
-	if (kernel_read(file, &ehdr, sizeof(ehdr), &pos) != sizeof(ehdr))
+	if (where->hdr_len < sizeof(ehdr))
 		return SFRAME_VMA_NONE;
+	if (copy_from_user(&ehdr, (const void __user *)where->hdr, sizeof(ehdr)))
+		return ERR_PTR(-EFAULT);
 	if (memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
 	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
@@ -140,13 +165,16 @@ static struct sframe_vma_info *sframe_discover(struct file *file,
 	    !ehdr.e_phnum || ehdr.e_phnum > SFRAME_MAX_PHDRS)
 		return SFRAME_VMA_NONE;
 
+	/* The program headers must be mapped with the ELF header. */
 	size = ehdr.e_phnum * sizeof(*phdrs);
-	phdrs = kmalloc(size, GFP_KERNEL);
+	if (ehdr.e_phoff > where->hdr_len || size > where->hdr_len - ehdr.e_phoff)
+		return SFRAME_VMA_NONE;
+	phdrs = kmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!phdrs)
-		return NULL;
-	pos = ehdr.e_phoff;
-	if (kernel_read(file, phdrs, size, &pos) != size) {
-		info = SFRAME_VMA_NONE;
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(phdrs, (const void __user *)(where->hdr + ehdr.e_phoff),
+			   size)) {
+		info = ERR_PTR(-EFAULT);
 		goto out;
 	}
 
@@ -155,23 +183,35 @@ static struct sframe_vma_info *sframe_discover(struct file *file,
 
 		if (ph->p_type == PT_GNU_SFRAME)
 			sframe = ph;
-		else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-			 off >= round_down(ph->p_offset, PAGE_SIZE) &&
-			 off < ph->p_offset + ph->p_filesz)
+		else if (ph->p_type == PT_LOAD && !ph->p_offset && !first)
+			first = ph;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    off >= round_down(ph->p_offset, PAGE_SIZE) &&
+		    off < ph->p_offset + ph->p_filesz)
 			load = ph;
 	}
 	info = SFRAME_VMA_NONE;
-	if (!sframe || !load || !sframe->p_memsz ||
+	if (!sframe || !load || !first || !sframe->p_memsz ||
 	    sframe->p_vaddr + sframe->p_memsz < sframe->p_vaddr ||
 	    load->p_vaddr + load->p_memsz < load->p_vaddr)
 		goto out;
 
-	info = kzalloc(sizeof(*info), GFP_KERNEL);
-	if (!info)
+	bias = sframe_bias(where->start, where->pgoff,
+			   load->p_vaddr - load->p_offset);
+	/*
+	 * The headers read must be those of this load of the file: the
+	 * mapping at offset 0 has the same load bias as the executable one.
+	 */
+	if (where->hdr != bias + round_down(first->p_vaddr, PAGE_SIZE))
 		goto out;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	if (!info) {
+		info = ERR_PTR(-ENOMEM);
+		goto out;
+	}
 	refcount_set(&info->ref, 1);
 	info->delta = load->p_vaddr - load->p_offset;
-	bias = sframe_bias(vm_start, pgoff, info->delta);
 
 	/*
 	 * p_memsz may be larger than the section (ld reserves the size before
@@ -179,14 +219,18 @@ static struct sframe_vma_info *sframe_discover(struct file *file,
 	 */
 	info->sec.sframe_start = bias + sframe->p_vaddr;
 	info->sec.sframe_end = info->sec.sframe_start + sframe->p_memsz;
-	info->sec.text_start = max(bias + load->p_vaddr, vm_start);
-	info->sec.text_end = min(bias + load->p_vaddr + load->p_memsz, vm_end);
-	if (info->sec.sframe_end < info->sec.sframe_start ||
-	    sframe_init(&info->sec) ||
-	    (IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE) &&
-	     sframe_validate(&info->sec))) {
+	info->sec.text_start = max(bias + load->p_vaddr, where->start);
+	info->sec.text_end = min(bias + load->p_vaddr + load->p_memsz, where->end);
+	ret = -EINVAL;
+	if (info->sec.sframe_end >= info->sec.sframe_start) {
+		ret = sframe_init(&info->sec);
+		if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
+			ret = sframe_validate(&info->sec);
+	}
+	if (ret) {
 		kfree(info);
-		info = SFRAME_VMA_NONE;
+		/* An unreadable section may be readable later; a bad one is not. */
+		info = ret == -EFAULT ? ERR_PTR(-EFAULT) : SFRAME_VMA_NONE;
 		goto out;
 	}
 	/* Keep it relative to the load bias: the VMA may be copied or moved. */
@@ -200,8 +244,42 @@ out:
 }
 
 /*
- * Lock the VMA holding @ip for reading: per-VMA lock, or mmap_lock if that
- * can be had at once. Sets *@mmap_locked for sframe_vma_unlock().
+ * Find where the ELF headers of @vma's file are mapped: @vma itself when it
+ * starts at file offset 0, else the mapping of the same file at offset 0
+ * just below it. Sets @where->hdr_len to 0 when there is none.
+ *
+ * Context: mmap_lock held for reading.
+ */
+static void sframe_find_headers(struct mm_struct *mm, struct vm_area_struct *vma,
+				struct sframe_vma_where *where)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	struct vm_area_struct *v = vma, *prev;
+	int n;
+
+	where->hdr = 0;
+	where->hdr_len = 0;
+	for (n = 0; n < SFRAME_MAX_SEGMENTS; n++) {
+		if (!v->vm_pgoff) {
+			if (v->vm_flags & VM_READ) {
+				where->hdr = v->vm_start;
+				where->hdr_len = v->vm_end - v->vm_start;
+			}
+			return;
+		}
+		find_vma_prev(mm, v->vm_start, &prev);
+		if (!prev || !prev->vm_file || file_inode(prev->vm_file) != inode ||
+		    prev->vm_pgoff >= v->vm_pgoff)
+			return;
+		v = prev;
+	}
+}
+/*
+ * Lock the VMA holding @ip for reading: per-VMA lock, or mmap_lock, waited
+ * for with no other lock held (a walk must not fall back to guessing just
+ * because another thread holds the lock). Sets *@mmap_locked for
+ * sframe_vma_unlock(). Returns NULL when no VMA holds @ip, or
+ * ERR_PTR(-EINTR) when a fatal signal came while waiting.
  */
 static struct vm_area_struct *sframe_vma_lock(struct mm_struct *mm,
 					      unsigned long ip,
@@ -215,8 +293,8 @@ static struct vm_area_struct *sframe_vma_lock(struct mm_struct *mm,
 	if (vma)
 		return vma;
 #endif
-	if (!mmap_read_trylock(mm))
-		return NULL;
+	if (mmap_read_lock_killable(mm))
+		return ERR_PTR(-EINTR);
 	vma = vma_lookup(mm, ip);
 	if (!vma) {
 		mmap_read_unlock(mm);
@@ -238,49 +316,24 @@ static void sframe_vma_unlock(struct mm_struct *mm, struct vm_area_struct *vma,
 }
 
 /*
- * Find the entry for @ip and fill @w's cache with it. Returns 0 with
- * w->info set (a reference held) or NULL (no section), or -EAGAIN when the
- * VMA could not be locked at once (then nothing is cached).
+ * Attach @info, examined for the mapping at @where, to its VMA if that is
+ * still the mapping examined, or use the entry another walk attached first.
+ * Returns the entry to use, with a reference for the walk.
  */
-static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
+static struct sframe_vma_info *sframe_attach(struct mm_struct *mm, unsigned long ip,
+					     const struct sframe_vma_where *where,
+					     struct file *file,
+					     struct sframe_vma_info *info)
 {
-	struct mm_struct *mm = current->mm;
-	struct sframe_vma_info *info, *old;
-	unsigned long start, end, pgoff;
+	struct sframe_vma_info *old;
 	struct vm_area_struct *vma;
-	struct file *file;
 	bool locked;
 
 	vma = sframe_vma_lock(mm, ip, &locked);
-	if (!vma)
-		return -EAGAIN;
-	start = vma->vm_start;
-	end = vma->vm_end;
-	pgoff = vma->vm_pgoff;
-	info = READ_ONCE(vma->sframe_info);
-	file = vma->vm_file;
-	if (!(vma->vm_flags & VM_EXEC) || !file)
-		info = SFRAME_VMA_NONE;
-	if (info) {
-		if (sframe_info_real(info))
-			refcount_inc(&info->ref);
-		sframe_vma_unlock(mm, vma, locked);
-		goto found;
-	}
-	get_file(file);
-	sframe_vma_unlock(mm, vma, locked);
-
-	/* Unexamined: read the file with no lock held. */
-	info = sframe_discover(file, start, end, pgoff);
-	if (!info) {
-		fput(file);
-		return -ENOMEM;
-	}
-
-	/* Keep it only if the mapping is still the one examined. */
-	vma = sframe_vma_lock(mm, ip, &locked);
-	if (vma && vma->vm_file == file && vma->vm_start == start &&
-	    vma->vm_pgoff == pgoff) {
+	if (IS_ERR_OR_NULL(vma))
+		return info;	/* Not attached: the walk's is the only reference. */
+	if (vma->vm_file == file && vma->vm_start == where->start &&
+	    vma->vm_pgoff == where->pgoff) {
 		old = cmpxchg(&vma->sframe_info, NULL, info);
 		if (old) {
 			/* Another walk was first: use its entry. */
@@ -290,20 +343,106 @@ static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 		if (sframe_info_real(info))
 			refcount_inc(&info->ref);
 	}
-	/* Not attached, the new entry's only reference is this walk's. */
-	if (vma)
+	sframe_vma_unlock(mm, vma, locked);
+	return info;
+}
+
+/*
+ * Find the entry for @ip and fill @w's cache with it. Returns 0 with
+ * w->info set (a reference held) or NULL (no section), or a negative error
+ * when the mapping could not be examined now (no VMA lock because of a fatal
+ * signal, no memory, headers or section unreadable): then nothing is cached
+ * and the walk must stop rather than guess.
+ */
+static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_vma_where where;
+	struct sframe_vma_info *info;
+	struct vm_area_struct *vma;
+	struct file *file;
+	bool locked;
+
+	vma = sframe_vma_lock(mm, ip, &locked);
+	if (IS_ERR_OR_NULL(vma))
+		return -EAGAIN;
+	where.start = vma->vm_start;
+	where.end = vma->vm_end;
+	where.pgoff = vma->vm_pgoff;
+	info = READ_ONCE(vma->sframe_info);
+	/* Only a regular file is ever read: nothing else holds ELF code. */
+	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file ||
+	    !S_ISREG(file_inode(vma->vm_file)->i_mode))
+		info = SFRAME_VMA_NONE;
+	if (info) {
+		if (sframe_info_real(info))
+			refcount_inc(&info->ref);
 		sframe_vma_unlock(mm, vma, locked);
+		goto found;
+	}
+
+	/*
+	 * Unexamined: its headers are mapped below it, look with mmap_lock.
+	 * The file reference only keeps the pointer compared in
+	 * sframe_attach() from being reused; it is never read. Its last fput()
+	 * is deferred to task work, so no file is released in the walk.
+	 */
+	file = get_file(vma->vm_file);
+	if (!locked) {
+		sframe_vma_unlock(mm, vma, locked);
+		if (mmap_read_lock_killable(mm)) {
+			fput(file);
+			return -EAGAIN;
+		}
+		vma = vma_lookup(mm, ip);
+		if (!vma || vma->vm_file != file || vma->vm_start != where.start ||
+		    vma->vm_pgoff != where.pgoff) {
+			/* Changed under us: examine whatever is there next time. */
+			mmap_read_unlock(mm);
+			fput(file);
+			return -EAGAIN;
+		}
+	}
+	sframe_find_headers(mm, vma, &where);
+	mmap_read_unlock(mm);
+
+	info = where.hdr_len ? sframe_discover(&where) : SFRAME_VMA_NONE;
+	if (IS_ERR(info)) {
+		fput(file);
+		return -EAGAIN;
+	}
+	info = sframe_attach(mm, ip, &where, file, info);
 	fput(file);
 found:
-	w->start = start;
-	w->end = end;
+	w->start = where.start;
+	w->end = where.end;
 	w->info = NULL;
 	w->none = !sframe_info_real(info);
 	if (!w->none) {
 		w->info = info;
-		w->bias = sframe_bias(start, pgoff, info->delta);
+		w->bias = sframe_bias(where.start, where.pgoff, info->delta);
 	}
 	return 0;
+}
+
+/*
+ * The section of the mapping holding @ip turned out malformed: mark that
+ * mapping as having none, in this mm only. The entry may be shared with
+ * the copies of the mapping in other processes (fork), and what one process
+ * does to its copy of the section must not turn SFrame off for another.
+ */
+static void sframe_drop(unsigned long ip, struct sframe_vma_info *info)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool locked;
+
+	vma = sframe_vma_lock(mm, ip, &locked);
+	if (IS_ERR_OR_NULL(vma))
+		return;
+	if (cmpxchg(&vma->sframe_info, info, SFRAME_VMA_NONE) == info)
+		sframe_info_put(info);
+	sframe_vma_unlock(mm, vma, locked);
 }
 
 /**
@@ -312,11 +451,14 @@ found:
  * @ip: the code address: the topmost frame's IP, or a return address - 1
  * @frame: filled in on success
  *
- * Context: task context of current, no locks held; reads user memory and
- * the mapped file, may fault and sleep.
+ * Context: task context of current, no locks held; reads user memory (never
+ * a file), may fault and sleep; may wait for mmap_lock, killably.
  * Return: 0 with @frame filled in; %SFRAME_OUTERMOST when the section marks
- * the outermost frame; a negative error when SFrame does not help for @ip
- * (no section, not covered, malformed, unreadable): use frame pointers.
+ * the outermost frame; -EAGAIN when the mapping of @ip could not be
+ * examined now (a fatal signal, no memory, its headers unreadable, no
+ * mapping): stop the walk, since @ip's code may have a section; another
+ * negative error when SFrame does not help for @ip (no section, not
+ * covered, malformed, unreadable row): use frame pointers.
  */
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 			    struct unwind_user_frame *frame)
@@ -332,7 +474,7 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 		if (ret)
 			return ret;
 	}
-	if (w->none || READ_ONCE(w->info->bad))
+	if (w->none)
 		return -ENOENT;
 	/*
 	 * The return address answered last time in this mapping (recursion):
@@ -351,8 +493,10 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 	sec.text_end += w->bias;
 	ret = sframe_find_cached(&sec, &w->cache, ip, frame);
 	/* A malformed section is dropped for good; what was walked stays. */
-	if (ret == -EINVAL)
-		WRITE_ONCE(w->info->bad, true);
+	if (ret == -EINVAL) {
+		sframe_drop(ip, w->info);
+		w->none = true;
+	}
 	return ret;
 }
 

@@ -19,6 +19,7 @@
 
 #include <linux/kernel.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
@@ -104,7 +105,8 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 		unsigned long ip = topmost ? state->ip : state->ip - 1;
 		int ret = unwind_user_sframe_find(sw, ip, frame);
 
-		if (ret >= 0)
+		/* -EAGAIN: unknown whether the code has a section; never guess. */
+		if (ret >= 0 || ret == -EAGAIN)
 			return ret;
 	}
 #endif
@@ -258,7 +260,8 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 	trace->nr = 0;
 	while (trace->nr < max_entries) {
 		trace->entries[trace->nr++] = state->ip;
-		if (unwind_user_next(state, sw))
+		/* The walk may be long and fault a lot: a dying task ends it. */
+		if (fatal_signal_pending(current) || unwind_user_next(state, sw))
 			break;
 		unwind_user_uretprobe_fixup(state, &ri);
 	}
@@ -268,6 +271,62 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_user_walk);
+
+/**
+ * unwind_user_start - the start of a walk of the current task's user stack
+ * @state: filled in with the user state in @regs
+ * @regs: the user registers the current task entered the kernel with
+ *
+ * Takes only what a walk needs (instruction, stack and frame pointers and
+ * the word size), so that a caller can keep the start of a walk while the
+ * registers change, for example before a signal frame is set up.
+ *
+ * Context: any; reads only @regs.
+ * Return: 0; -EINVAL if the current task has no user stack to walk (kernel
+ * threads, user workers, tasks without an mm) or @regs are in a user mode
+ * the walker does not support.
+ */
+int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
+{
+	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm)
+		return -EINVAL;
+
+	state->ws = arch_unwind_user_word_size(regs);
+	if (!state->ws)
+		return -EINVAL;
+	state->ip = instruction_pointer(regs);
+	state->sp = user_stack_pointer(regs);
+	state->fp = frame_pointer(regs);
+	state->topmost = true;
+	return 0;
+}
+
+/**
+ * unwind_user_from - walk the current task's user stack from a given start
+ * @start: the start, from unwind_user_start() during the same kernel entry
+ * @trace: filled with the user instruction addresses, innermost first;
+ *	   @trace->entries must have room for @max_entries
+ * @max_entries: the depth cap
+ *
+ * As unwind_user(), from the state in @start rather than from the current
+ * registers. @start is not changed.
+ *
+ * Context: task context, page faults allowed; may sleep.
+ * Return: 0, even if the walk stopped early; -EINVAL as for unwind_user().
+ * @trace->nr is always set.
+ */
+int unwind_user_from(const struct unwind_user_state *start,
+		     struct unwind_stacktrace *trace, unsigned int max_entries)
+{
+	struct unwind_user_state state = *start;
+
+	trace->nr = 0;
+	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm ||
+	    !state.ws)
+		return -EINVAL;
+	state.topmost = true;
+	return unwind_user_walk(&state, trace, max_entries);
+}
 
 /**
  * unwind_user - walk the current task's user stack
@@ -290,21 +349,11 @@ EXPORT_SYMBOL_IF_KUNIT(unwind_user_walk);
  */
 int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
 {
-	struct pt_regs *regs = task_pt_regs(current);
 	struct unwind_user_state state;
 
 	trace->nr = 0;
-	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm)
+	if (unwind_user_start(&state, task_pt_regs(current)))
 		return -EINVAL;
-
-	state.ws = arch_unwind_user_word_size(regs);
-	if (!state.ws)
-		return -EINVAL;
-	state.ip = instruction_pointer(regs);
-	state.sp = user_stack_pointer(regs);
-	state.fp = frame_pointer(regs);
-	state.topmost = true;
-
 	return unwind_user_walk(&state, trace, max_entries);
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_user);

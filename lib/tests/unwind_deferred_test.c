@@ -21,6 +21,11 @@
  *   arm NR MASK           once, when the writing task next enters system call
  *                         NR, the tracers in MASK request from there (used to
  *                         leave a request pending across exit, execve, fork)
+ *   late NR MASK          once, when the writing task returns to user space
+ *                         from system call NR and reloads its FPU registers
+ *                         (x86_fpu_regs_activated: after the exit loop,
+ *                         with interrupts off), the tracers in MASK request
+ *                         from there
  *   armexec MASK          once, when the writing task next passes execve()'s
  *                         point of no return (sched_process_exec), the
  *                         tracers in MASK request from there
@@ -73,6 +78,8 @@
 #include <linux/vmalloc.h>
 #include <asm/nmi.h>
 #include <asm/apic.h>
+#include <asm/syscall.h>
+#include <asm/trace/fpu.h>
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
 
@@ -84,12 +91,13 @@
 
 enum ut_ctx {
 	UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE, UT_CALLBACK, UT_EXEC,
+	UT_LATE,
 };
 
 static const char * const ut_ctx_names[] = {
 	[UT_TASK] = "task", [UT_IRQ] = "irq", [UT_NMI] = "nmi",
 	[UT_KTHREAD] = "kthread", [UT_PROBE] = "probe",
-	[UT_CALLBACK] = "callback", [UT_EXEC] = "exec",
+	[UT_CALLBACK] = "callback", [UT_EXEC] = "exec", [UT_LATE] = "late",
 };
 
 struct ut_rec {
@@ -395,6 +403,39 @@ static int ut_arm(long nr, u64 mask)
 	return 0;
 }
 
+/* One-shot requests after the exit loop, see "late". */
+static pid_t ut_late_tid;
+static long ut_late_nr;
+static u64 ut_late_mask;
+static bool ut_late_probe_registered;
+
+static void ut_fpu_activated(void *data, struct fpu *fpu)
+{
+	if (READ_ONCE(ut_late_tid) != current->pid || !irqs_disabled() ||
+	    syscall_get_nr(current, task_pt_regs(current)) != READ_ONCE(ut_late_nr))
+		return;
+	WRITE_ONCE(ut_late_tid, 0);
+	ut_request_each(xchg(&ut_late_mask, 0), UT_LATE);
+}
+
+static int ut_arm_late(long nr, u64 mask)
+{
+	int ret;
+
+	guard(mutex)(&ut_mutex);
+	if (!ut_late_probe_registered) {
+		ret = register_trace_x86_fpu_regs_activated(ut_fpu_activated, NULL);
+		if (ret)
+			return ret;
+		ut_late_probe_registered = true;
+	}
+	WRITE_ONCE(ut_late_tid, 0);
+	WRITE_ONCE(ut_late_nr, nr);
+	WRITE_ONCE(ut_late_mask, mask);
+	WRITE_ONCE(ut_late_tid, current->pid);
+	return 0;
+}
+
 /* One-shot requests after execve()'s point of no return, see "armexec". */
 static pid_t ut_exec_tid;
 static u64 ut_exec_mask;
@@ -525,6 +566,8 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(ut_rereq_mask, mask);
 		WRITE_ONCE(ut_rereq_tid, current->pid);
 		ret = 0;
+	} else if (sscanf(buf, "late %ld %llx", &nr, &mask) == 2) {
+		ret = ut_arm_late(nr, mask);
 	} else if (sscanf(buf, "armexec %llx", &mask) == 1) {
 		ret = ut_arm_exec(mask);
 	} else if (sscanf(buf, "arm %ld %llx", &nr, &mask) == 2) {

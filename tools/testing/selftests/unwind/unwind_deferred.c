@@ -17,9 +17,14 @@
  * system call instruction, so the expected trace is exact.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* sched_setaffinity() */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1096,6 +1101,213 @@ out:
 	return ok;
 }
 
+/*
+ * A system call that is interrupted by a signal with a handler (contract
+ * 16). The exit delivers the signal before it runs the deferred walk, and
+ * the signal frame rewrites the user registers: the deferred stack must
+ * still be the system call's, from the instruction after it up through its
+ * callers, never the handler's.
+ */
+static unsigned long sig_expected[3];
+static int sig_caught;		/* __atomic */
+static const char *volatile sig_one = "x";
+
+static void sig_handler(int sig)
+{
+	__atomic_store_n(&sig_caught, 1, __ATOMIC_SEQ_CST);
+}
+
+static long sig_read(int fd)
+{
+	unsigned long ip;
+	long ret;
+	char ch;
+
+	sig_expected[1] = (unsigned long)__builtin_return_address(0);
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (&ch),
+		       "d" (strlen(sig_one))	/* a call: not a leaf, so a frame */
+		     : "rcx", "r11", "memory");
+	sig_expected[0] = ip;
+	return ret;
+}
+
+static long sig_caller(int fd)
+{
+	long ret;
+
+	sig_expected[2] = (unsigned long)__builtin_return_address(0);
+	ret = sig_read(fd);
+	asm volatile("" ::: "memory");	/* no tail call */
+	return ret;
+}
+
+/* Wait until thread @t is blocked in read(): its syscall file says so. */
+static void wait_blocked_in_read(int t)
+{
+	char path[64], buf[64];
+	long i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", t);
+	for (i = 0; i < 100000000; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 2 && !strncmp(buf, "0 ", 2))
+			return;
+		sched_yield();
+	}
+}
+
+static void *sig_sender(void *arg)
+{
+	int t = *(int *)arg;
+
+	wait_blocked_in_read(t);
+	syscall(SYS_tgkill, getpid(), t, SIGALRM);
+	return NULL;
+}
+
+static int test_signal(void)
+{
+	struct sigaction sa = { .sa_handler = sig_handler };
+	struct rec *req, *cb;
+	pthread_t th;
+	long ret;
+	int i;
+
+	/* No SA_RESTART: read() returns -EINTR through the handler. */
+	if (sigaction(SIGALRM, &sa, NULL) || pipe(pipefd) || ctl("clear"))
+		return fail(__LINE__, "setup failed\n");
+	if (ctl("arm %d 1", SYS_read))
+		return fail(__LINE__, "arm failed\n");
+	if (pthread_create(&th, NULL, sig_sender, &tid))
+		return fail(__LINE__, "pthread_create\n");
+	ret = sig_caller(pipefd[0]);
+	pthread_join(th, NULL);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	signal(SIGALRM, SIG_DFL);
+	if (!(ret == -EINTR && __atomic_load_n(&sig_caught, __ATOMIC_SEQ_CST)))
+		return fail(__LINE__, "read returned %ld, handler ran: %d\n", ret,
+			    sig_caught);
+	read_log();
+	req = find(0, tid, 0);
+	cb = find(1, tid, 0);
+	if (!(req && req->ret == 0 && !strcmp(req->ctx, "probe")))
+		return fail(__LINE__, "no request at read()\n");
+	if (!(cb && count(1, tid, 0) == 1 && cb->cookie == req->cookie))
+		return fail(__LINE__, "not one callback with the request's cookie\n");
+	for (i = 0; i < 3; i++)
+		if (!(cb->nr > 3 && cb->ips[i] == sig_expected[i])) {
+			dump_log();
+			return fail(__LINE__, "frame %d is %#lx, want %#lx (handler %p)\n",
+				    i, cb->ips[i], sig_expected[i], (void *)sig_handler);
+		}
+	return 1;
+}
+
+/*
+ * A request made on the way out, after the exit loop looked at the flags
+ * for the last time (contract 2): the client requests from
+ * x86_fpu_regs_activated, which fires there when another user task used
+ * the CPU while this one was blocked. The entry must end with its own
+ * callback and stack, and the next entry must get a new cookie. The other
+ * task is a thread on the same CPU that answers through a pipe.
+ */
+static int late_pipe[2];
+static unsigned long late_expected[2];
+static int late_peer_ok;
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* On the same CPU: runs in user space while @arg's thread is blocked. */
+static void *late_peer(void *arg)
+{
+	pin_cpu0();
+	wait_blocked_in_read(tid);
+	if (write(late_pipe[1], "x", 1) != 1)
+		return NULL;
+	return arg;
+}
+
+static long late_syscall(long nr, long a0, void *a1, long a2, int slot)
+{
+	unsigned long ip;
+	long ret;
+
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" (nr), "D" (a0), "S" (a1), "d" (a2)
+		     : "rcx", "r11", "memory");
+	late_expected[slot] = ip;
+	return ret;
+}
+
+static int test_late(void)
+{
+	struct rec *req0, *cb0, *req1, *cb1;
+	void *res = NULL;
+	pthread_t th;
+	char ch;
+
+	if (pipe(late_pipe) || ctl("clear"))
+		return fail(__LINE__, "setup failed\n");
+	pin_cpu0();
+	/* Tracer 1 asks at the next getppid(); tracer 0 on the way out of read(). */
+	if (ctl("arm %d 2", SYS_getppid) || ctl("late %d 1", SYS_read))
+		return fail(__LINE__, "arm failed\n");
+	if (pthread_create(&th, NULL, late_peer, &late_peer_ok))
+		return fail(__LINE__, "pthread_create\n");
+	/* Blocks until the peer, on this CPU, wrote from user space. */
+	if (late_syscall(SYS_read, late_pipe[0], &ch, 1, 0) != 1)
+		return fail(__LINE__, "read\n");
+	late_syscall(SYS_getppid, 0, NULL, 0, 1);
+	pthread_join(th, &res);
+	close(late_pipe[0]);
+	close(late_pipe[1]);
+	if (!(res == &late_peer_ok))
+		return fail(__LINE__, "peer failed\n");
+	read_log();
+	req0 = find(0, tid, 0);
+	cb0 = find(1, tid, 0);
+	req1 = find(0, tid, 1);
+	cb1 = find(1, tid, 1);
+	if (!(req0 && req0->ret == 0 && !strcmp(req0->ctx, "late")))
+		return fail(__LINE__, "no request after the exit loop\n");
+	if (!(req1 && req1->ret == 0 && !strcmp(req1->ctx, "probe")))
+		return fail(__LINE__, "no request at getppid()\n");
+	if (!(req0->cookie != req1->cookie)) {
+		dump_log();
+		return fail(__LINE__, "read() and getppid() share cookie %llx\n",
+			    req0->cookie);
+	}
+	if (!(cb0 && count(1, tid, 0) == 1 && cb0->cookie == req0->cookie &&
+	      cb0->nr >= 1 && cb0->ips[0] == late_expected[0])) {
+		dump_log();
+		return fail(__LINE__, "late request: no callback with read()'s stack (%#lx)\n",
+			    late_expected[0]);
+	}
+	if (!(cb1 && count(1, tid, 1) == 1 && cb1->cookie == req1->cookie &&
+	      cb1->nr >= 1 && cb1->ips[0] == late_expected[1]))
+		return fail(__LINE__, "getppid(): no callback with its own stack\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--after-exec"))
@@ -1113,7 +1325,7 @@ int main(int argc, char **argv)
 				 "static key: on only with a tracer, no entry outlives it\n");
 		ksft_finished();
 	}
-	ksft_set_plan(17);
+	ksft_set_plan(19);
 	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
 		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
 
@@ -1138,6 +1350,10 @@ int main(int argc, char **argv)
 			 "mmap_lock held: addresses alone, option cleared without a stall\n");
 	ksft_test_result(test_uprobes(),
 			 "uprobe on push %%rbp and pending uretprobe: exact frames\n");
+	ksft_test_result(test_signal(),
+			 "system call interrupted by a signal: its own stack, not the handler's\n");
+	ksft_test_result(test_late(),
+			 "request after the exit loop: its entry's stack, no cookie shared\n");
 	ctl("cancel f");
 	ksft_finished();
 }

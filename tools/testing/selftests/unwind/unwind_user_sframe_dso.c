@@ -79,17 +79,31 @@ long lib_b(struct chain *ch)
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 
 static char buf[4096];
 static long (*lib_b)(struct chain *ch);
+/* One inotify event with its name. */
+static char evbuf[sizeof(struct inotify_event) + NAME_MAX + 1]
+	__attribute__((aligned(__alignof__(struct inotify_event))));
 
-/* What to do to the freshly opened library before the walk. */
-enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT };
+/*
+ * What to do to the freshly opened library before the walk:
+ *   PREP_UNMAP    unmap its SFrame section
+ *   PREP_CORRUPT  overwrite its SFrame section after a first walk
+ *   PREP_INOTIFY  watch the library's file: finding the section must not
+ *                 read it (no access event)
+ *   PREP_HIDE     make its ELF headers unreadable for a first walk, which
+ *                 must stop after lib_c() rather than guess; then readable
+ *                 again: that failure was not kept, the walk is complete
+ */
+enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE };
 
 struct sframe_where {
 	const char	*lib;
 	unsigned long	start, end;
+	unsigned long	base;		/* where its first PT_LOAD is mapped */
 };
 
 static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
@@ -101,6 +115,12 @@ static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
 
 	if (!strstr(info->dlpi_name, w->lib))
 		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			w->base = (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) &
+				  ~(page - 1);
+			break;
+		}
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		if (info->dlpi_phdr[i].p_type != 0x6474e554)	/* PT_GNU_SFRAME */
 			continue;
@@ -112,8 +132,12 @@ static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* The page range of the loaded @lib's SFrame section. */
-static int sframe_pages(const char *lib, unsigned long *start, unsigned long *end)
+/*
+ * The page range of the loaded @lib's SFrame section, and the page where its
+ * ELF headers are mapped.
+ */
+static int sframe_pages(const char *lib, unsigned long *start, unsigned long *end,
+			unsigned long *base)
 {
 	struct sframe_where w = { .lib = lib };
 
@@ -121,6 +145,7 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
 		return -1;
 	*start = w.start;
 	*end = w.end;
+	*base = w.base;
 	return 0;
 }
 
@@ -132,9 +157,10 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
 static int walk(const char *dir, const char *lib, unsigned long *where, enum prep prep)
 {
 	char path[PATH_MAX];
-	unsigned long got[DEPTH], start, end;
+	unsigned long got[DEPTH], start, end, base;
 	struct chain ch = { .buf = buf, .len = sizeof(buf) - 1 };
 	unsigned int nr, ws, i;
+	int in_fd = -1, hidden_nr = 0;
 	void *h;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, lib);
@@ -149,8 +175,26 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	if (ch.fd < 0)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
 			       STACK_FILE, strerror(errno));
-	if (prep != PREP_NONE && sframe_pages(lib, &start, &end))
+	if (prep != PREP_NONE && sframe_pages(lib, &start, &end, &base))
 		ksft_exit_fail_msg("no SFrame section found in %s\n", lib);
+	if (prep == PREP_INOTIFY) {
+		in_fd = inotify_init1(IN_NONBLOCK);
+		if (in_fd < 0 || inotify_add_watch(in_fd, path, IN_ALL_EVENTS) < 0)
+			ksft_exit_fail_msg("inotify: %s\n", strerror(errno));
+	}
+	if (prep == PREP_HIDE) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (mprotect((void *)base, page, PROT_NONE))
+			ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+		lib_b(&ch);
+		close(ch.fd);
+		ch.fd = open(STACK_FILE, O_RDONLY);
+		hidden_nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
+		if (mprotect((void *)base, page, PROT_READ))
+			ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+		ksft_print_msg("%s headers unreadable: %d frames\n", lib, hidden_nr);
+	}
 	if (prep == PREP_UNMAP && munmap((void *)start, end - start))
 		ksft_exit_fail_msg("munmap: %s\n", strerror(errno));
 	if (prep == PREP_CORRUPT) {
@@ -165,6 +209,17 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	}
 	lib_b(&ch);
 	close(ch.fd);
+	if (in_fd >= 0) {
+		ssize_t n = read(in_fd, evbuf, sizeof(evbuf));
+
+		close(in_fd);
+		if (n >= 0) {
+			ksft_print_msg("%s: inotify event %#x during the walk\n", lib,
+				       ((struct inotify_event *)evbuf)->mask);
+			dlclose(h);
+			return -1;
+		}
+	}
 	dlclose(h);
 	nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
 	for (i = 0; i < DEPTH; i++)
@@ -174,12 +229,59 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	 * Without its section, lib_c() can only be walked by frame pointers,
 	 * and RBP is 1 there: exactly one frame, the right one.
 	 */
-	if (prep != PREP_NONE && nr != 1)
+	if ((prep == PREP_UNMAP || prep == PREP_CORRUPT) && nr != 1)
+		return -1;
+	/* Unknown whether lib_c() has a section: one frame, never a guess. */
+	if (prep == PREP_HIDE && hidden_nr != 1)
 		return -1;
 	for (i = 0; i < nr && i < DEPTH; i++)
 		if (got[i] != ch.expected[i])
 			break;
 	return i;
+}
+
+/*
+ * Code copied into a private PROT_EXEC mapping of /dev/zero, a character
+ * device: mov $SYS_read, %eax; syscall; ret. The walk meets its address
+ * first, and must not read the device to look for ELF headers (reading a
+ * device can have side effects; here it would raise an access event).
+ */
+static int walk_devzero(void)
+{
+	static const unsigned char stub[] = {
+		0xb8, SYS_read, 0, 0, 0, 0x0f, 0x05, 0xc3,
+	};
+	long (*call)(long fd, char *b, unsigned long len);
+	unsigned long got[DEPTH];
+	unsigned int nr, ws;
+	int zfd, in_fd, fd, ok;
+	long ret;
+	void *p;
+
+	zfd = open("/dev/zero", O_RDONLY);
+	if (zfd < 0)
+		return ksft_print_msg("/dev/zero: %s\n", strerror(errno)), -1;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE, zfd, 0);
+	if (p == MAP_FAILED)
+		return ksft_print_msg("mmap /dev/zero: %s\n", strerror(errno)), -1;
+	memcpy(p, stub, sizeof(stub));
+	in_fd = inotify_init1(IN_NONBLOCK);
+	if (in_fd < 0 || inotify_add_watch(in_fd, "/dev/zero", IN_ALL_EVENTS) < 0)
+		return ksft_print_msg("inotify: %s\n", strerror(errno)), -1;
+	fd = open(STACK_FILE, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	call = (long (*)(long, char *, unsigned long))p;
+	ret = call(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ok = read(in_fd, evbuf, sizeof(evbuf)) < 0 && errno == EAGAIN;
+	close(in_fd);
+	nr = user_stack_parse(buf, ret, got, DEPTH, &ws);
+	ksft_print_msg("stub frame 0: %#lx, expected %p; inotify quiet: %d\n",
+		       nr ? got[0] : 0, (char *)p + 7, ok);
+	munmap(p, 4096);
+	close(zfd);
+	return ok && nr >= 1 && got[0] == (unsigned long)p + 7 ? 0 : -1;
 }
 
 int main(void)
@@ -189,7 +291,7 @@ int main(void)
 	ssize_t n;
 
 	ksft_print_header();
-	ksft_set_plan(4);
+	ksft_set_plan(7);
 
 	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
 	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
@@ -217,6 +319,13 @@ int main(void)
 			 "section unmapped: the walk ends cleanly after the first frame\n");
 	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_CORRUPT) == 1,
 			 "section overwritten after use: the walk ends cleanly after the first frame\n");
+	/* Contract 17: the walk reads no file, and keeps no transient failure. */
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_INOTIFY) == DEPTH,
+			 "finding a library's section raises no fsnotify event\n");
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_HIDE) == DEPTH,
+			 "headers unreadable: the walk stops, and the next walk is complete\n");
+	ksft_test_result(walk_devzero() == 0,
+			 "code in a PROT_EXEC mapping of a device is walked, the device never read\n");
 	ksft_finished();
 }
 #endif
