@@ -26,32 +26,7 @@ mkdir -p "$logs"
 	"$logs/console-main.log" main 600 ||
 	die "the boot failed; see $logs/console-main.log"
 
-python3 - "$logs/console-main.log" "$BUILD/progs" <<'PY'
-import re, subprocess, sys
-logf, progs = sys.argv[1], sys.argv[2]
-cur, frames = None, {}
-for line in open(logf, errors='replace'):
-    line = re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line.rstrip())
-    if line.startswith('=== BEGIN '):
-        cur = line.split()[2]
-        frames[cur] = []
-    m = re.match(r'^# frame (\d+): (0x[0-9a-f]+)', line)
-    if cur and m:
-        frames[cur].append(int(m.group(2), 16))
-for prog, addrs in frames.items():
-    if prog in ('perf_demo', 'ftrace_demo'):
-        continue
-    print('\n%s: user stack walked by unwind_user() inside read()' % prog)
-    if not addrs:
-        print('  (no frames: see %s)' % logf)
-        continue
-    # Return addresses point after the call: resolve the call itself.
-    out = subprocess.run(['addr2line', '-f', '-s', '-e', '%s/%s' % (progs, prog)] +
-                         ['%#x' % (a - 1 if i else a) for i, a in enumerate(addrs)],
-                         capture_output=True, text=True).stdout.split('\n')
-    for i, a in enumerate(addrs):
-        print('  #%-2d %#014x  %-28s %s' % (i, a, out[2 * i], out[2 * i + 1]))
-PY
+"$REPO/harness/walk-report.py" "$logs/console-main.log" "$BUILD/progs"
 # perf's part, as the guest printed it.
 sed -n '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' "$logs/console-main.log" |
 	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'

@@ -61,6 +61,9 @@ mutate no_align kernel/unwind/user.c \
 mutate uretprobe_no_fixup kernel/unwind/user.c \
 	'state->ip = (*ri)->orig_ret_vaddr;' 'state->ip = state->ip;' \
 	unwind_deferred.17
+mutate uprobe_xol_slot kernel/unwind/user.c \
+	'state->ip = current->utask->vaddr;' 'state->ip = state->ip;' \
+	unwind_deferred.17
 mutate uprobe_push_int3 arch/x86/include/asm/unwind_user.h \
 	'if (IS_ENABLED(CONFIG_UPROBES) && prev == 0xcc) {' 'if (0) {' \
 	unwind_deferred.17
@@ -89,9 +92,15 @@ mutate no_exec_flush fs/exec.c \
 	unwind_deferred.14
 # Contract 13: whom to call comes from the live mask, not the pre-walk one.
 mutate stale_todo kernel/unwind/deferred.c \
-	'todo = READ_ONCE(info->state.mask) & UNWIND_WORK_MASK;' \
-	'todo = state.mask & UNWIND_WORK_MASK;' \
+	'todo = live.cookie == state.cookie ? live.mask & UNWIND_WORK_MASK : 0;' \
+	'todo = live.cookie == state.cookie ? state.mask & UNWIND_WORK_MASK : 0;' \
 	unwind_deferred.15
+# Contract 3: a run whose entry was ended during its walk calls nobody with
+# the dead entry's cookie.
+mutate dead_entry_cookie kernel/unwind/deferred.c \
+	'todo = live.cookie == state.cookie ? live.mask & UNWIND_WORK_MASK : 0;' \
+	'todo = live.mask & UNWIND_WORK_MASK;' \
+	unwind_deferred.20
 # Contract 11: execve() ends the entry after delivering.
 mutate exec_keeps_entry kernel/unwind/deferred.c \
 	'done = unwind_state_reset(info);' 'done = true;' \

@@ -302,7 +302,7 @@ static inline void unwind_deferred_test_point(void) { }
  */
 static void unwind_deferred_run(struct unwind_task_info *info)
 {
-	union unwind_task_state state;
+	union unwind_task_state state, live;
 	struct unwind_stacktrace trace;
 	struct unwind_work *work;
 	unsigned long todo;
@@ -332,14 +332,19 @@ static void unwind_deferred_run(struct unwind_task_info *info)
 
 	idx = srcu_read_lock(&unwind_srcu);
 	/*
-	 * Whom to call comes from the live mask, read inside the SRCU section,
-	 * not from the state taken before the walk: a tracer may have been
-	 * cancelled meanwhile and its bit handed to a new tracer, which must
-	 * not get a callback for an entry in which it never asked. Cancel
-	 * scrubs the bit before it waits for SRCU, and releases it only after,
-	 * so a bit seen here belongs to the work found on the list.
+	 * Whom to call comes from the live state, read inside the SRCU
+	 * section, not from the state taken before the walk: a tracer may
+	 * have been cancelled meanwhile and its bit handed to a new tracer,
+	 * which must not get a callback for an entry in which it never asked.
+	 * Cancel scrubs the bit before it waits for SRCU, and releases it only
+	 * after, so a bit seen here belongs to the work found on the list. If
+	 * the last tracer went away during the walk, unwind_deferred_disable()
+	 * ended the entry, and a request made since (from an interrupt) began
+	 * a new one with a new cookie: call nobody with the dead entry's
+	 * cookie; that request's own run follows, as it set PENDING.
 	 */
-	todo = READ_ONCE(info->state.mask) & UNWIND_WORK_MASK;
+	live = unwind_state_read(info);
+	todo = live.cookie == state.cookie ? live.mask & UNWIND_WORK_MASK : 0;
 	list_for_each_entry_srcu(work, &unwind_works, list,
 				 srcu_read_lock_held(&unwind_srcu)) {
 		int nr = READ_ONCE(work->bit);
@@ -698,7 +703,10 @@ static void unwind_deferred_disable(void)
  *  2. scrub it from every task's mask and completed bits;
  *  3. wait for SRCU: a deferred run that read a mask with the bit before the
  *     scrub has finished its callbacks; one that starts later cannot see it;
- *  4. only then release the bit, and if it was the last one, end every
+ *  4. clear the bit from every task's completed bits again: such a run may
+ *     have set it after the scrub, and a stale completed bit would make the
+ *     next owner of the bit miss its callback in that entry;
+ *  5. only then release the bit, and if it was the last one, end every
  *     entry (see unwind_deferred_disable()).
  * Nothing here waits for a user stack walk: walks run outside SRCU.
  */
@@ -714,6 +722,12 @@ static void unwind_deferred_retire(unsigned long bit)
 	rcu_read_unlock();
 
 	synchronize_srcu(&unwind_srcu);
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		if (atomic_long_read(&t->unwind_info.completed) & bit)
+			atomic_long_andnot(bit, &t->unwind_info.completed);
+	rcu_read_unlock();
 
 	guard(mutex)(&unwind_mutex);
 	unwind_bits_used &= ~bit;

@@ -260,11 +260,13 @@ static void sframe_find_headers(struct mm_struct *mm, struct vm_area_struct *vma
 	where->hdr = 0;
 	where->hdr_len = 0;
 	for (n = 0; n < SFRAME_MAX_SEGMENTS; n++) {
+		/*
+		 * Not readable now (mprotect()) is a failure that may pass:
+		 * the read fails and nothing is kept.
+		 */
 		if (!v->vm_pgoff) {
-			if (v->vm_flags & VM_READ) {
-				where->hdr = v->vm_start;
-				where->hdr_len = v->vm_end - v->vm_start;
-			}
+			where->hdr = v->vm_start;
+			where->hdr_len = v->vm_end - v->vm_start;
 			return;
 		}
 		find_vma_prev(mm, v->vm_start, &prev);
@@ -349,10 +351,11 @@ static struct sframe_vma_info *sframe_attach(struct mm_struct *mm, unsigned long
 
 /*
  * Find the entry for @ip and fill @w's cache with it. Returns 0 with
- * w->info set (a reference held) or NULL (no section), or a negative error
- * when the mapping could not be examined now (no VMA lock because of a fatal
- * signal, no memory, headers or section unreadable): then nothing is cached
- * and the walk must stop rather than guess.
+ * w->info set (a reference held) or NULL (no section); -ENOENT when no
+ * mapping holds @ip; -EAGAIN when the mapping could not be examined now (no
+ * VMA lock because of a fatal signal, no memory, headers or section
+ * unreadable): then nothing is cached and the walk must stop rather than
+ * guess.
  */
 static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 {
@@ -364,8 +367,11 @@ static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 	bool locked;
 
 	vma = sframe_vma_lock(mm, ip, &locked);
-	if (IS_ERR_OR_NULL(vma))
+	if (IS_ERR(vma))
 		return -EAGAIN;
+	/* No mapping holds @ip: certainly no section, the frame pointer may do. */
+	if (!vma)
+		return -ENOENT;
 	where.start = vma->vm_start;
 	where.end = vma->vm_end;
 	where.pgoff = vma->vm_pgoff;
@@ -455,10 +461,10 @@ static void sframe_drop(unsigned long ip, struct sframe_vma_info *info)
  * a file), may fault and sleep; may wait for mmap_lock, killably.
  * Return: 0 with @frame filled in; %SFRAME_OUTERMOST when the section marks
  * the outermost frame; -EAGAIN when the mapping of @ip could not be
- * examined now (a fatal signal, no memory, its headers unreadable, no
- * mapping): stop the walk, since @ip's code may have a section; another
- * negative error when SFrame does not help for @ip (no section, not
- * covered, malformed, unreadable row): use frame pointers.
+ * examined now (a fatal signal, no memory, its headers unreadable): stop
+ * the walk, since @ip's code may have a section; another negative error
+ * when SFrame does not help for @ip (no mapping, no section, not covered,
+ * malformed, unreadable row): use frame pointers.
  */
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 			    struct unwind_user_frame *frame)

@@ -298,6 +298,16 @@ int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
 	state->sp = user_stack_pointer(regs);
 	state->fp = frame_pointer(regs);
 	state->topmost = true;
+#ifdef CONFIG_UPROBES
+	/*
+	 * Stopped to single-step a probed instruction out of line: the IP is
+	 * in the uprobes XOL area, not in the program. Report the probed
+	 * address, where the task is as far as its code is concerned.
+	 */
+	if (current->utask && current->utask->active_uprobe &&
+	    state->ip == current->utask->xol_vaddr)
+		state->ip = current->utask->vaddr;
+#endif
 	return 0;
 }
 

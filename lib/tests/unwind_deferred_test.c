@@ -38,7 +38,9 @@
  *   park cb               the same, but inside the first callback, that is
  *                         inside the core's SRCU read-side section
  *   waitpark              wait until a task is parked
- *   unpark                let the parked task go on
+ *   unpark MASK           let the parked task go on; parked after its walk,
+ *                         the tracers in MASK (optional) first request
+ *                         from there, as an IRQ could during the walk
  *   mmlock                take the writing task's mmap_lock for writing and
  *                         hold it, inside this write(), until "mmunlock"
  *   waitmm                wait until the lock is held
@@ -91,13 +93,14 @@
 
 enum ut_ctx {
 	UT_TASK, UT_IRQ, UT_NMI, UT_KTHREAD, UT_PROBE, UT_CALLBACK, UT_EXEC,
-	UT_LATE,
+	UT_LATE, UT_PARKED,
 };
 
 static const char * const ut_ctx_names[] = {
 	[UT_TASK] = "task", [UT_IRQ] = "irq", [UT_NMI] = "nmi",
 	[UT_KTHREAD] = "kthread", [UT_PROBE] = "probe",
 	[UT_CALLBACK] = "callback", [UT_EXEC] = "exec", [UT_LATE] = "late",
+	[UT_PARKED] = "parked",
 };
 
 struct ut_rec {
@@ -182,6 +185,7 @@ static void ut_request_each(u64 mask, enum ut_ctx ctx)
 /* "park": stop one task after its walk, or inside a callback. */
 static pid_t ut_park_tid;
 static bool ut_park_in_cb;
+static u64 ut_unpark_mask;
 static DECLARE_COMPLETION(ut_parked);
 static DECLARE_COMPLETION(ut_unpark);
 
@@ -193,9 +197,13 @@ static void ut_park(bool in_cb)
 	WRITE_ONCE(ut_park_tid, 0);
 	complete(&ut_parked);
 	/* Killable, so that a failing test cannot leave the task stuck. */
-	if (wait_for_completion_killable(&ut_unpark))
+	if (wait_for_completion_killable(&ut_unpark)) {
 		pr_info("unwind_deferred_test: parked task %d killed\n",
 			current->pid);
+		return;
+	}
+	if (!in_cb)
+		ut_request_each(xchg(&ut_unpark_mask, 0), UT_PARKED);
 }
 
 /* Called by the core after a deferred run's walk; see unwind_deferred_test_hook. */
@@ -292,10 +300,11 @@ static int ut_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
 	struct ut_batch *b = READ_ONCE(ut_nmi_batch);
 
-	if (!b || READ_ONCE(ut_nmi_cpu) != smp_processor_id() ||
-	    atomic_read(&b->done))
+	if (!b || READ_ONCE(ut_nmi_cpu) != smp_processor_id())
 		return NMI_DONE;
-	ut_batch_run(b);
+	/* A late NMI of a batch that timed out finds it done: still ours. */
+	if (!atomic_read(&b->done))
+		ut_batch_run(b);
 	return NMI_HANDLED;
 }
 
@@ -343,8 +352,16 @@ static int ut_request(u64 mask, enum ut_ctx ctx, int count)
 		WRITE_ONCE(ut_nmi_cpu, smp_processor_id());
 		WRITE_ONCE(ut_nmi_batch, b);
 		__apic_send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
-		if (!ut_batch_wait(b))
-			ret = -ETIMEDOUT;
+		if (!ut_batch_wait(b)) {
+			/*
+			 * The NMI may still come and use @b: leave it to
+			 * that NMI (leaked; a test kernel that gets here
+			 * fails anyway).
+			 */
+			preempt_enable();
+			mutex_unlock(&ut_irq_mutex);
+			return -ETIMEDOUT;
+		}
 		WRITE_ONCE(ut_nmi_batch, NULL);
 		preempt_enable();
 		mutex_unlock(&ut_irq_mutex);
@@ -575,12 +592,15 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 	} else if (!strncmp(buf, "park", 4)) {
 		/* Each waitpark consumes one park, so no reinit of ut_parked. */
 		reinit_completion(&ut_unpark);
+		WRITE_ONCE(ut_unpark_mask, 0);
 		WRITE_ONCE(ut_park_in_cb, !strncmp(buf, "park cb", 7));
 		WRITE_ONCE(ut_park_tid, current->pid);
 		ret = 0;
 	} else if (!strncmp(buf, "waitpark", 8)) {
 		ret = wait_for_completion_killable(&ut_parked);
 	} else if (!strncmp(buf, "unpark", 6)) {
+		if (sscanf(buf, "unpark %llx", &mask) == 1)
+			WRITE_ONCE(ut_unpark_mask, mask);
 		complete(&ut_unpark);
 		ret = 0;
 	} else if (!strncmp(buf, "mmlock", 6)) {

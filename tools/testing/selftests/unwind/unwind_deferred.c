@@ -1033,8 +1033,8 @@ static int test_uprobes(void)
 	static char buf[1 << 16];
 	unsigned long push = 0, fr[4];
 	const unsigned char *p = (const unsigned char *)up_callee;
-	char exe[256], cmd[600], *line, *save;
-	int i, fd, n, len = 0, nf = -1, ok = 0, seen = 0;
+	char exe[256], cmd[1024], *line, *save;
+	int i, fd, n, len = 0, nf = -1, ok = 0, seen = 0, seen_xol = 0, ok_xol = 0;
 	ssize_t el;
 
 	for (i = 0; i < 8; i++)
@@ -1050,8 +1050,15 @@ static int test_uprobes(void)
 	/* The return addresses, taken without probes. */
 	up_test_call();
 	mkdir(UPINST, 0755);
-	snprintf(cmd, sizeof(cmd), "p:unwind_up/push %s:0x%lx\nr:unwind_up/ret %s:0x%lx\n",
-		 exe, file_offset(push), exe, file_offset((unsigned long)up_caller));
+	/*
+	 * Also a probe on the instruction after "mov %rsp,%rbp", which uprobes
+	 * single-steps out of line: at the walk, the task's IP is in the XOL
+	 * slot, and the stack must start at the probed address instead.
+	 */
+	snprintf(cmd, sizeof(cmd),
+		 "p:unwind_up/push %s:0x%lx\np:unwind_up/xol %s:0x%lx\nr:unwind_up/ret %s:0x%lx\n",
+		 exe, file_offset(push), exe, file_offset(push + 4),
+		 exe, file_offset((unsigned long)up_caller));
 	if (write_file(TRACEFS "/uprobe_events", cmd) ||
 	    write_file(UPINST "/events/unwind_up/enable", "1") ||
 	    write_file(UPINST "/options/userstacktrace_delay", "1")) {
@@ -1079,6 +1086,14 @@ static int test_uprobes(void)
 		if (nf < 0 || nf >= 4 || strncmp(line, " => ", 4))
 			continue;
 		fr[nf++] = strtoul(line + 4, NULL, 16);
+		if (nf == 3 && fr[0] == push + 4) {
+			seen_xol = 1;
+			if (fr[1] != up_ret_in_caller || fr[2] != up_test_ret)
+				fail(__LINE__, "XOL probe: frames %#lx %#lx, want %#lx %#lx\n",
+				     fr[1], fr[2], up_ret_in_caller, up_test_ret);
+			else
+				ok_xol = 1;
+		}
 		if (nf == 4 && fr[0] == push + 1) {
 			seen = 1;
 			if (fr[1] != up_ret_in_caller)
@@ -1093,10 +1108,14 @@ static int test_uprobes(void)
 	}
 	if (!seen)
 		fail(__LINE__, "no deferred stack starting at %#lx\n", push + 1);
+	if (!seen_xol)
+		fail(__LINE__, "no deferred stack starting at the probed %#lx\n", push + 4);
+	ok = ok && ok_xol;
 out:
 	write_file(UPINST "/options/userstacktrace_delay", "0");
 	rmdir(UPINST);
 	write_file(TRACEFS "/uprobe_events", "-:unwind_up/push\n");
+	write_file(TRACEFS "/uprobe_events", "-:unwind_up/xol\n");
 	write_file(TRACEFS "/uprobe_events", "-:unwind_up/ret\n");
 	return ok;
 }
@@ -1308,6 +1327,58 @@ static int test_late(void)
 	return 1;
 }
 
+/*
+ * The last tracer is cancelled while a task is between its walk and its
+ * callbacks, which ends the task's entry; a new tracer then requests from
+ * that task before the callbacks (as an interrupt during the walk could),
+ * which begins a new entry with a new cookie. The run must not hand the
+ * new tracer the dead entry's cookie: it gets exactly one callback, with
+ * the cookie its request returned (contract 3).
+ */
+static int test_dead_entry(void)
+{
+	struct rec *req, *cb;
+	pthread_t th;
+	int ptid = -1, i;
+
+	if (ctl("clear"))
+		return fail(__LINE__, "clear\n");
+	park_done = 0;
+	park_cmd = "park";
+	park_req = "request 1 task 1";
+	if (pthread_create(&th, NULL, park_thread, NULL))
+		return fail(__LINE__, "pthread_create\n");
+	if (ctl("waitpark"))
+		return fail(__LINE__, "waitpark: %s\n", strerror(errno));
+	/* The last tracers go: every entry ends. Then a new one. */
+	if (ctl("cancel f") || ctl("key 0") || ctl("register 10"))
+		return fail(__LINE__, "cancel, key or register failed\n");
+	ctl("unpark 10");
+	pthread_join(th, NULL);
+	if (park_done != 1)
+		return fail(__LINE__, "parked thread's writes failed\n");
+	read_log();
+	for (i = 0; i < nrecs; i++)
+		if (!recs[i].cb && recs[i].tracer == 0 && !strcmp(recs[i].ctx, "task"))
+			ptid = recs[i].tid;
+	req = find(0, ptid, 4);
+	cb = find(1, ptid, 4);
+	if (!(ptid >= 0 && req && req->ret == 0 && !strcmp(req->ctx, "parked")))
+		return fail(__LINE__, "no request of the new tracer\n");
+	if (!(req->cookie != find(0, ptid, 0)->cookie))
+		return fail(__LINE__, "new entry kept cookie %llx\n", req->cookie);
+	if (!(cb && count(1, ptid, 4) == 1 && cb->cookie == req->cookie)) {
+		dump_log();
+		return fail(__LINE__, "new tracer: %d callbacks, cookie %llx, want one with %llx\n",
+			    count(1, ptid, 4), cb ? cb->cookie : 0, req->cookie);
+	}
+	if (!(count(1, ptid, 0) == 0))
+		return fail(__LINE__, "cancelled tracer called back\n");
+	if (ctl("cancel 10") || ctl("register f"))
+		return fail(__LINE__, "restoring the tracers failed\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--after-exec"))
@@ -1325,7 +1396,7 @@ int main(int argc, char **argv)
 				 "static key: on only with a tracer, no entry outlives it\n");
 		ksft_finished();
 	}
-	ksft_set_plan(19);
+	ksft_set_plan(20);
 	if (ctl("cancel ffffffffffffffff") || ctl("register f"))
 		ksft_exit_fail_msg("registering test tracers: %s\n", strerror(errno));
 
@@ -1349,11 +1420,13 @@ int main(int argc, char **argv)
 	ksft_test_result(test_mm_locked(),
 			 "mmap_lock held: addresses alone, option cleared without a stall\n");
 	ksft_test_result(test_uprobes(),
-			 "uprobe on push %%rbp and pending uretprobe: exact frames\n");
+			 "uprobes on push %%rbp and on a single-stepped instruction, pending uretprobe: exact frames\n");
 	ksft_test_result(test_signal(),
 			 "system call interrupted by a signal: its own stack, not the handler's\n");
 	ksft_test_result(test_late(),
 			 "request after the exit loop: its entry's stack, no cookie shared\n");
+	ksft_test_result(test_dead_entry(),
+			 "entry ended during the walk: a new tracer gets its own cookie\n");
 	ctl("cancel f");
 	ksft_finished();
 }

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Show, resolved to symbols, the user stacks that the walker test programs
+printed in a console log (unwind_user_fp, unwind_user_fp_32,
+unwind_user_sframe): what the main job shows a newcomer.
+
+  walk-report.py CONSOLE_LOG PROGS_DIR            print the report
+  walk-report.py --check CONSOLE_LOG PROGS_DIR PROG=F1,F2,...
+        print one PASS/FAIL line per PROG ("walk_report.PROG"): the report
+        of PROG starts with the functions F1, F2, ..., innermost first
+
+A program prints "# frame N: 0x..." (or "# pid P frame N: 0x..." when it
+walks in several processes; the first process is shown).
+"""
+import re
+import subprocess
+import sys
+
+FRAME = re.compile(r'^# (?:pid (\d+) )?frame (\d+): (0x[0-9a-f]+)')
+
+
+def frames_by_prog(logf):
+    cur, frames, first_pid = None, {}, {}
+    for line in open(logf, errors='replace'):
+        line = re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line.rstrip())
+        if line.startswith('=== BEGIN '):
+            cur = line.split()[2]
+            frames[cur] = []
+            continue
+        if line.startswith('=== END '):
+            cur = None
+            continue
+        m = FRAME.match(line)
+        if not cur or not m:
+            continue
+        pid = m.group(1)
+        if first_pid.setdefault(cur, pid) != pid:
+            continue
+        frames[cur].append(int(m.group(3), 16))
+    return frames
+
+
+def resolve(progs, prog, addrs):
+    """(function, file:line) per address; return addresses look up the call."""
+    out = subprocess.run(['addr2line', '-f', '-s', '-e', '%s/%s' % (progs, prog)] +
+                         ['%#x' % (a - 1 if i else a) for i, a in enumerate(addrs)],
+                         capture_output=True, text=True).stdout.split('\n')
+    return [(out[2 * i], out[2 * i + 1]) for i in range(len(addrs))]
+
+
+def report(logf, progs):
+    for prog, addrs in frames_by_prog(logf).items():
+        if prog in ('perf_demo', 'ftrace_demo'):
+            continue
+        print('\n%s: user stack walked by unwind_user() inside read()' % prog)
+        if not addrs:
+            print('  (no frames: see %s)' % logf)
+            continue
+        for i, (a, (fn, where)) in enumerate(zip(addrs, resolve(progs, prog, addrs))):
+            print('  #%-2d %#014x  %-28s %s' % (i, a, fn, where))
+
+
+def check(logf, progs, specs):
+    frames = frames_by_prog(logf)
+    for spec in specs:
+        prog, chain = spec.split('=')
+        want = chain.split(',')
+        addrs = frames.get(prog, [])
+        got = [fn for fn, _ in resolve(progs, prog, addrs)] if addrs else []
+        ok = got[:len(want)] == want
+        print('%s walk_report.%s%s' % ('PASS' if ok else 'FAIL', prog,
+                                       '' if ok else ': shows %s, want %s' %
+                                       (got[:len(want)] or 'no frames', want)))
+
+
+if __name__ == '__main__':
+    if len(sys.argv) > 1 and sys.argv[1] == '--check':
+        check(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        report(sys.argv[1], sys.argv[2])
