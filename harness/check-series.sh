@@ -18,7 +18,15 @@ fi
 git -C "$am" am --abort >/dev/null 2>&1 || true
 git -C "$am" checkout -q -f --detach pristine
 git -C "$am" clean -q -fdx
-if git -C "$am" am -q "$out"/*.patch >"$BUILD/am.log" 2>&1; then
+cover=$out/0000-cover-letter.patch
+if [ -s "$cover" ] && ! grep -q '\*\*\* .* HERE \*\*\*' "$cover" &&
+   grep -q '^Subject: \[PATCH 00/' "$cover" && grep -q 'files changed' "$cover"; then
+	echo "PASS series.cover-letter"
+else
+	echo "FAIL series.cover-letter: missing, or a template placeholder left in $cover"
+fi
+if git -C "$am" am -q $(ls "$out"/*.patch | grep -v '/0000-cover-letter.patch$') \
+	>"$BUILD/am.log" 2>&1; then
 	if [ "$(git -C "$am" rev-parse 'HEAD^{tree}')" = \
 	     "$(git -C "$SRC" rev-parse 'series^{tree}')" ]; then
 		echo "PASS series.git-am"
@@ -33,6 +41,7 @@ fi
 mapfile -t steps < <(series_steps)
 k=0
 for p in "$out"/*.patch; do
+	[ "$p" != "$cover" ] || continue
 	name=$(basename "$p" .patch)
 	# A step may name checkpatch types it must ignore, with the reason, in
 	# series/NNNN-*/checkpatch-ignore ('#' lines are comments). The k-th

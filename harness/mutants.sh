@@ -127,11 +127,17 @@ mutate discover_keeps_fault kernel/unwind/sframe_vma.c \
 	$'sizeof(ehdr)))\n\t\treturn ERR_PTR(-EFAULT);' \
 	$'sizeof(ehdr)))\n\t\treturn SFRAME_VMA_NONE;' \
 	unwind_user_sframe_dso.6
+# A malformed section is dropped for the process that found it, not for
+# the fork()-shared entry.
+mutate sframe_drop_shared kernel/unwind/sframe_vma.c \
+	$'\tif (ret == -EINVAL) {\n\t\tsframe_drop(ip, w->info);' \
+	$'\tif (ret == -EINVAL) {\n\t\tw->info->sec.num_fdes = 0;\n\t\tsframe_drop(ip, w->info);' \
+	unwind_user_sframe_dso.7
 
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
 mutate sframe_no_fp_fallback kernel/unwind/user.c \
-	$'\t\tif (ret >= 0 || ret == -EAGAIN)\n\t\t\treturn ret;\n\t}\n#endif' \
+	$'\t\tif (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)\n\t\t\treturn ret;\n\t}\n#endif' \
 	$'\t\treturn ret >= 0 ? ret : -ENOENT;\n\t}\n#endif' \
 	unwind_user_sframe_dso.2
 mutate sframe_fde_off_by_one kernel/unwind/sframe.c \

@@ -105,8 +105,13 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 		unsigned long ip = topmost ? state->ip : state->ip - 1;
 		int ret = unwind_user_sframe_find(sw, ip, frame);
 
-		/* -EAGAIN: unknown whether the code has a section; never guess. */
-		if (ret >= 0 || ret == -EAGAIN)
+		/*
+		 * Never guess with frame pointers in code that may have a
+		 * section (-EAGAIN) or that has one with a rule the frame
+		 * cannot express (-EOPNOTSUPP: a signal frame, a flexible
+		 * rule): stop the walk there.
+		 */
+		if (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)
 			return ret;
 	}
 #endif

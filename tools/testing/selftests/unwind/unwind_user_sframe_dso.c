@@ -81,6 +81,7 @@ long lib_b(struct chain *ch)
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 static char buf[4096];
 static long (*lib_b)(struct chain *ch);
@@ -97,8 +98,11 @@ static char evbuf[sizeof(struct inotify_event) + NAME_MAX + 1]
  *   PREP_HIDE     make its ELF headers unreadable for a first walk, which
  *                 must stop after lib_c() rather than guess; then readable
  *                 again: that failure was not kept, the walk is complete
+ *   PREP_FORK     after a first walk, a fork() child overwrites its copy of
+ *                 the section and walks (one frame); the parent's section
+ *                 is intact, and must still be used
  */
-enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE };
+enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK };
 
 struct sframe_where {
 	const char	*lib;
@@ -197,6 +201,31 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	}
 	if (prep == PREP_UNMAP && munmap((void *)start, end - start))
 		ksft_exit_fail_msg("munmap: %s\n", strerror(errno));
+	if (prep == PREP_FORK) {
+		int status;
+		pid_t pid;
+
+		lib_b(&ch);
+		close(ch.fd);
+		pid = fork();
+		if (pid < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!pid) {
+			ch.fd = open(STACK_FILE, O_RDONLY);
+			if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
+				_exit(2);
+			memset((char *)start, 0xff, end - start);
+			lib_b(&ch);
+			_exit(user_stack_parse(buf, ch.ret, got, DEPTH, &ws) == 1 ? 0 : 3);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			ksft_print_msg("child with the overwritten section: status %#x\n",
+				       status);
+			return -1;
+		}
+		ch.fd = open(STACK_FILE, O_RDONLY);
+	}
 	if (prep == PREP_CORRUPT) {
 		/* First a good walk, so that the section is known... */
 		lib_b(&ch);
@@ -291,7 +320,7 @@ int main(void)
 	ssize_t n;
 
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(8);
 
 	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
 	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
@@ -324,6 +353,8 @@ int main(void)
 			 "finding a library's section raises no fsnotify event\n");
 	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_HIDE) == DEPTH,
 			 "headers unreadable: the walk stops, and the next walk is complete\n");
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_FORK) == DEPTH,
+			 "a fork() child that corrupts its copy of a section leaves the parent's in use\n");
 	ksft_test_result(walk_devzero() == 0,
 			 "code in a PROT_EXEC mapping of a device is walked, the device never read\n");
 	ksft_finished();
