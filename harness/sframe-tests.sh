@@ -6,6 +6,10 @@
 #  - sframe.check.N: against the real toolchain (readelf --sframe) on
 #    programs and a library built with -Wa,--gsframe, as V1 and re-encoded
 #    as V2 and V3;
+#  - sframe.fixture.N: against sections other binutils wrote (V3 from
+#    sid's, V2 from trixie's 2.44) or read (V2 with PC-relative starts from
+#    convert.py), stored in harness/sframe/fixtures/ with their readelf
+#    --sframe output: three results per fixture;
 #  - sframe.kunit.NAME: the KUnit cases of lib/tests/sframe_kunit.c, under
 #    ASan and UBSan;
 #  - sframe.fuzz: libFuzzer (ASan, UBSan) for SFRAME_FUZZ_SECONDS (default
@@ -24,6 +28,10 @@ tap() {	# PREFIX: TAP on stdin to PASS/FAIL lines
 if bash "$REPO/harness/sframe/check.sh" "$out" 2>"$out/check.err" | tap sframe.check |
    grep . ; then :; else
 	echo "FAIL sframe.check: no results (see $out/check.err)"
+fi
+if bash "$REPO/harness/sframe/fixtures.sh" "$out" 2>"$out/fixtures.err" |
+   tap sframe.fixture | grep . ; then :; else
+	echo "FAIL sframe.fixture: no results (see $out/fixtures.err)"
 fi
 if make -s -C "$REPO/harness/sframe" OUT="$out" "$out/sframe-kunit" >"$out/kunit.log" 2>&1; then
 	"$out/sframe-kunit" 2>>"$out/kunit.log" | awk '

@@ -27,10 +27,13 @@ gcc $CFLAGS -fno-pie -no-pie -o "$OUT/prog-nopie" "$HERE/testprog/prog.c"
 
 python3 - "$OUT/sframe-lookup" "$HERE/convert.py" "$OUT/prog" "$OUT/lib.so" "$OUT/prog-pie" \
 	"$OUT/prog-nopie" <<'PY'
-import re, subprocess, sys
+import os, re, subprocess, sys
 
 tool, CONVERT, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-RA_FIXED = -8          # AMD64: the header's fixed RA offset
+sys.path.insert(0, os.path.dirname(CONVERT))
+sys.dont_write_bytecode = True    # no __pycache__ in the repository
+from readelf_sframe import parse as parse_text, expect   # noqa: E402
+
 PLT_BLOCK = 16         # V1 PCMASK block on AMD64 (V2/V3 carry it)
 n = 0
 fails = 0
@@ -45,29 +48,7 @@ def tap(ok, what):
 def parse(path):
     out = subprocess.run(["readelf", "--sframe", path], check=True,
                          capture_output=True, text=True).stdout
-    fdes = []
-    for line in out.splitlines():
-        m = re.match(r"\s+func idx \[\d+\]: pc = (0x[0-9a-f]+), size = (\d+) bytes", line)
-        if m:
-            fdes.append({"pc": int(m.group(1), 16), "size": int(m.group(2)),
-                         "mask": False, "fres": []})
-            continue
-        if re.match(r"\s+STARTPC\[m\]", line):
-            fdes[-1]["mask"] = True
-            continue
-        m = re.match(r"\s+([0-9a-f]{16})\s+(RA undefined|(\S+)\s+(\S+)\s+(\S+))", line)
-        if m and fdes:
-            fdes[-1]["fres"].append((int(m.group(1), 16), m.groups()[1:]))
-    return out, fdes
-
-def expect(cols):
-    if cols[0] == "RA undefined":
-        return "outermost"
-    cfa, fp, ra = cols[1], cols[2], cols[3]
-    m = re.match(r"(sp|fp)([+-]\d+)$", cfa)
-    fpo = 0 if fp == "u" else int(fp[1:])
-    rao = RA_FIXED if ra in ("u", "f") else int(ra[1:])
-    return "ok %s %d %d %d" % (m.group(1), int(m.group(2)), rao, fpo)
+    return out, parse_text(out)["fdes"]
 
 for path in files:
     dump, fdes = parse(path)

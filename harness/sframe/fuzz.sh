@@ -3,7 +3,8 @@
 #
 # Bounded fuzz of the SFrame reader: build fuzz_sframe (clang-14, libFuzzer,
 # ASan, UBSan), seed the corpus from real sections (check.sh's programs, as
-# V1 and re-encoded as V2 and V3), replay the corpus, then fuzz for SECONDS.
+# V1 and re-encoded as V2 and V3, and fixtures/), replay the corpus, then
+# fuzz for SECONDS.
 # Exits non-zero on any crash; the reproducer is left in BUILD_DIR/fuzz.
 # Usage: fuzz.sh [SECONDS] [BUILD_DIR]
 set -euo pipefail

@@ -5,7 +5,8 @@
 # target's 16 parameter bytes (lookup address = a function start, relative
 # to the section; whole address space as text) followed by the .sframe
 # bytes of a program built by check.sh, and the same bytes re-encoded as V2
-# and V3 by convert.py.  Usage: seeds.sh BUILD_DIR CORPUS
+# and V3 by convert.py; and the sections of fixtures/ (V2 and V3 that other
+# binutils wrote).  Usage: seeds.sh BUILD_DIR CORPUS
 set -euo pipefail
 OUT=$1
 CORPUS=$2
@@ -31,6 +32,19 @@ sys.stdout.buffer.write(struct.pack("<QII", off, 0, 0))
 					> "$CORPUS/$f-$pc-v$v$enc"
 			done
 		done
+	done
+done
+FIX=$(dirname "$0")/fixtures
+for raw in "$FIX"/*.sframe; do
+	f=$(basename "$raw" .sframe)
+	sec=$(awk '$1 == "sframe" { print $2 }' "$FIX/$f.info")
+	for pc in $(sed -n 's/.*func idx \[[0-9]*\]: pc = \(0x[0-9a-f]*\).*/\1/p' \
+		    "$FIX/$f.readelf"); do
+		python3 -c '
+import struct, sys
+off = (int(sys.argv[1], 16) - int(sys.argv[2], 16)) & (2**64 - 1)
+sys.stdout.buffer.write(struct.pack("<QII", off, 0, 0))
+' "$pc" "$sec" | cat - "$raw" > "$CORPUS/fixture-$f-$pc"
 	done
 done
 ls "$CORPUS" | wc -l

@@ -3,8 +3,8 @@
  * sframe-lookup: run the kernel's SFrame reader over the .sframe section of
  * an ELF file and print the frame it gives for each address.
  *
- *   sframe-lookup [-v] FILE ADDR...
- *   sframe-lookup [-v] -r RAW SECADDR TEXT_START TEXT_END ADDR...
+ *   sframe-lookup [-v] [-d] FILE ADDR...
+ *   sframe-lookup [-v] [-d] -r RAW SECADDR TEXT_START TEXT_END ADDR...
  *
  * The second form reads a raw section (for instance one convert.py wrote)
  * that the program would have at SECADDR, covering [TEXT_START, TEXT_END).
@@ -12,8 +12,9 @@
  * One line per address: "ADDR ok BASE CFA_OFF RA_OFF FP_OFF" (BASE is sp or
  * fp, FP_OFF 0 when the frame pointer is not saved), "ADDR outermost", or
  * "ADDR err ERRNO". With -v the whole section is validated first and
- * "validate RET" printed. Addresses are virtual addresses in the file, as
- * readelf prints them.
+ * "validate RET" printed. With -d every FDE and FRE is then printed as the
+ * reader decodes it (sframe_user_dump() in sframe_user.c). Addresses are
+ * virtual addresses in the file, as readelf prints them.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -111,17 +112,21 @@ int main(int argc, char **argv)
 	struct sframe_section sec = { 0 };
 	struct unwind_user_frame frame, cframe;
 	struct sframe_cache cache = { 0 };
-	bool validate = false;
+	bool validate = false, dump = false;
 	size_t len, off;
 	u8 *elf;
 	int i = 1, ret, cret;
 
-	if (argc > 1 && !strcmp(argv[1], "-v")) {
-		validate = true;
-		i++;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			validate = true;
+		else if (!strcmp(argv[i], "-d"))
+			dump = true;
+		else
+			break;
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: %s [-v] FILE ADDR...\n", argv[0]);
+		fprintf(stderr, "usage: %s [-v] [-d] FILE ADDR...\n", argv[0]);
 		return 2;
 	}
 	if (!strcmp(argv[i], "-r")) {
@@ -158,6 +163,8 @@ int main(int argc, char **argv)
 	}
 	if (validate)
 		printf("validate %d\n", sframe_validate(&sec));
+	if (dump)
+		sframe_user_dump(&sec);
 
 	for (i++; i < argc; i++) {
 		unsigned long ip = strtoul(argv[i], NULL, 0);

@@ -45,6 +45,9 @@ extern size_t sframe_shim_len;
  */
 extern unsigned long sframe_shim_lo, sframe_shim_hi;
 
+/* Print the whole section as the reader decodes it (sframe_user.c). */
+int sframe_user_dump(const struct sframe_section *sec);
+
 #ifdef SFRAME_SHIM_IMPL
 /* Defined in sframe_user.c, once struct sframe_section is complete. */
 static int sframe_access(const struct sframe_section *sec, unsigned long off,
