@@ -53,6 +53,11 @@ if [ -f "$st/unwind/unwind_user_sframe.c" ]; then
 	# Version 1, from Debian 12's as.
 	# shellcheck disable=SC2086
 	build unwind_user_sframe "$st/unwind/unwind_user_sframe.c" $sflags
+	# Its copy without PT_GNU_SFRAME gets the section as a loaded table.
+	if [ -f "$st/unwind/sframe_tables.c" ]; then
+		# shellcheck disable=SC2086
+		build sframe_tables "$st/unwind/sframe_tables.c" $sflags -Wl,--build-id
+	fi
 	# Version 2, from trixie's binutils 2.44.
 	tb=$("$REPO/harness/binutils-trixie.sh") || die "no binutils 2.44"
 	# shellcheck disable=SC2086

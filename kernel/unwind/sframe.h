@@ -12,6 +12,8 @@
 #define _KERNEL_UNWIND_SFRAME_H
 
 #ifndef SFRAME_USER_SHIM
+#include <linux/refcount.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_user_types.h>
@@ -25,8 +27,10 @@
 #define SFRAME_OUTERMOST	1
 
 /**
- * struct sframe_section - one .sframe section in user memory
- * @sframe_start:	user address of the first byte of the section
+ * struct sframe_section - one .sframe section in user memory, or a table
+ * loaded into the kernel for a file (see sframe_store.c)
+ * @sframe_start:	user address of the first byte of the section (for a
+ *			loaded table: where the file would have it)
  * @sframe_end:		user address one past its last byte
  * @text_start:		first code address the section may describe
  * @text_end:		one past the last code address it may describe
@@ -42,6 +46,8 @@
  * @fdes_off:		offset of the FDE sub-section from @sframe_start
  * @fres_off:		offset of the FRE sub-section from @sframe_start
  * @fres_end:		offset one past the FRE sub-section from @sframe_start
+ * @kdata:		the section's bytes in kernel memory for a loaded table,
+ *			else NULL (read from user memory at @sframe_start)
  *
  * The caller fills in the four addresses; sframe_init() fills in the rest.
  * All offsets are checked against the section at init, so later arithmetic
@@ -63,6 +69,7 @@ struct sframe_section {
 	unsigned long	fdes_off;
 	unsigned long	fres_off;
 	unsigned long	fres_end;
+	const u8	*kdata;
 };
 
 /*
@@ -124,6 +131,11 @@ int sframe_validate(const struct sframe_section *sec);
 static inline int sframe_access(const struct sframe_section *sec,
 				unsigned long off, void *buf, size_t len)
 {
+	/* The reader checked @off and @len against the section's size. */
+	if (sec->kdata) {
+		memcpy(buf, sec->kdata + off, len);
+		return 0;
+	}
 	if (copy_from_user(buf, (const void __user *)(sec->sframe_start + off),
 			   len))
 		return -EFAULT;
@@ -132,6 +144,43 @@ static inline int sframe_access(const struct sframe_section *sec,
 #endif
 
 #ifdef CONFIG_UNWIND_USER_SFRAME
+/**
+ * struct sframe_table - an SFrame section loaded for a file (sframe_store.c)
+ * @node:		in the store's hash table
+ * @rcu:		frees it after lookups that may still see it
+ * @ref:		the store's reference, and one per mapping entry using it
+ * @build_id:		the file's GNU build-id
+ * @build_id_len:	its length
+ * @size:		bytes of @data
+ * @sframe_vaddr:	where the section's addresses are relative to, in the
+ *			file's address space (load bias 0)
+ * @text_vaddr:		first code address it describes, in the same space
+ * @text_size:		bytes of code it describes
+ * @data:		the section, checked in full when it was loaded
+ */
+struct sframe_table {
+	struct hlist_node	node;
+	struct rcu_head		rcu;
+	refcount_t		ref;
+	u8			build_id[20];
+	u8			build_id_len;
+	u32			size;
+	unsigned long		sframe_vaddr;
+	unsigned long		text_vaddr;
+	unsigned long		text_size;
+	u8			data[] __aligned(8);
+};
+
+struct sframe_table *sframe_table_get(const u8 *id, unsigned int len);
+void sframe_table_put(struct sframe_table *t);
+void sframe_table_section(const struct sframe_table *t, unsigned long bias,
+			  struct sframe_section *sec);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct sframe_table_hdr;
+int sframe_table_add(const struct sframe_table_hdr *hdr, const void *data);
+int sframe_table_remove(const u8 *id, unsigned int len);
+#endif
+
 struct sframe_vma_info;
 
 /**

@@ -42,6 +42,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/unwind_user.h>
+#include <uapi/linux/sframe_table.h>
 
 #include "sframe.h"
 
@@ -52,6 +53,14 @@
 
 /* Cap on the program headers read; real files have about a dozen. */
 #define SFRAME_MAX_PHDRS	64
+
+/* Cap on the bytes of one PT_NOTE searched for the build-id. */
+#define SFRAME_MAX_NOTES	1024
+
+/* GNU's note type, as in binutils' elf/common.h; lib/buildid.c has its own. */
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID		3
+#endif
 
 /*
  * Cap on the mappings looked at, going down from an executable mapping, for
@@ -65,11 +74,14 @@
  * @ref:	references: one per VMA that points here, one per walk using it
  * @delta:	p_vaddr - p_offset of the PT_LOAD that holds the mapping
  * @sec:	the section, its four addresses relative to the load bias
+ * @table:	the loaded table that @sec reads, with a reference, or NULL
+ *		for the file's own section
  */
 struct sframe_vma_info {
 	refcount_t		ref;
 	unsigned long		delta;
 	struct sframe_section	sec;
+	struct sframe_table	*table;
 };
 
 /* vma->sframe_info of a mapping examined and found to have no section. */
@@ -82,8 +94,10 @@ static bool sframe_info_real(struct sframe_vma_info *info)
 
 static void sframe_info_put(struct sframe_vma_info *info)
 {
-	if (sframe_info_real(info) && refcount_dec_and_test(&info->ref))
+	if (sframe_info_real(info) && refcount_dec_and_test(&info->ref)) {
+		sframe_table_put(info->table);
 		kfree(info);
+	}
 }
 
 /**
@@ -132,6 +146,92 @@ struct sframe_vma_where {
 	unsigned long	hdr;
 	unsigned long	hdr_len;
 };
+
+/*
+ * Find the GNU build-id in the PT_NOTE segment @ph of a file loaded at
+ * @bias, reading it from user memory. Returns its length (filling @id), 0
+ * when the segment has none, or -EFAULT when it could not be read.
+ */
+static int sframe_build_id(const struct elf64_phdr *ph, unsigned long bias,
+			   u8 *id)
+{
+	size_t len = min_t(u64, ph->p_filesz, SFRAME_MAX_NOTES), pos = 0;
+	unsigned int align = ph->p_align == 8 ? 8 : 4;
+	u8 *buf;
+	int ret = 0;
+
+	if (len < sizeof(struct elf64_note))
+		return 0;
+	buf = kmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, (const void __user *)(bias + ph->p_vaddr), len)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	while (len - pos >= sizeof(struct elf64_note)) {
+		struct elf64_note n;
+		size_t name, desc;
+
+		memcpy(&n, buf + pos, sizeof(n));
+		name = pos + sizeof(n);
+		desc = name + ALIGN((u64)n.n_namesz, align);
+		if (desc > len || ALIGN((u64)n.n_descsz, align) > len - desc)
+			break;
+		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+		    !memcmp(buf + name, "GNU", 4) && n.n_descsz &&
+		    n.n_descsz <= SFRAME_TABLE_BUILD_ID_MAX) {
+			memcpy(id, buf + desc, n.n_descsz);
+			ret = n.n_descsz;
+			break;
+		}
+		pos = desc + ALIGN((u64)n.n_descsz, align);
+	}
+out:
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * The entry for a file with no SFrame section of its own whose build-id
+ * has a loaded table. Returns it, SFRAME_VMA_NONE, or an ERR_PTR() for a
+ * failure that may pass.
+ */
+static struct sframe_vma_info *sframe_discover_table(const struct elf64_phdr *phdrs,
+						     int phnum, unsigned long bias,
+						     const struct elf64_phdr *load)
+{
+	u8 id[SFRAME_TABLE_BUILD_ID_MAX];
+	struct sframe_vma_info *info;
+	struct sframe_table *t = NULL;
+	int i, len = 0;
+
+	for (i = 0; i < phnum && !len; i++)
+		if (phdrs[i].p_type == PT_NOTE)
+			len = sframe_build_id(&phdrs[i], bias, id);
+	if (len < 0)
+		return ERR_PTR(len);
+	if (len)
+		t = sframe_table_get(id, len);
+	if (!t)
+		return SFRAME_VMA_NONE;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	if (!info) {
+		sframe_table_put(t);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&info->ref, 1);
+	info->delta = load->p_vaddr - load->p_offset;
+	info->table = t;
+	/* Checked in full at load; kept relative to the load bias. */
+	sframe_table_section(t, 0, &info->sec);
+	if (sframe_init(&info->sec)) {
+		sframe_info_put(info);
+		return SFRAME_VMA_NONE;
+	}
+	return info;
+}
 
 /*
  * Read the ELF headers of the file mapped at @where from user memory and
@@ -191,9 +291,7 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 			load = ph;
 	}
 	info = SFRAME_VMA_NONE;
-	if (!sframe || !load || !first || !sframe->p_memsz ||
-	    sframe->p_vaddr + sframe->p_memsz < sframe->p_vaddr ||
-	    load->p_vaddr + load->p_memsz < load->p_vaddr)
+	if (!load || !first || load->p_vaddr + load->p_memsz < load->p_vaddr)
 		goto out;
 
 	bias = sframe_bias(where->start, where->pgoff,
@@ -203,6 +301,14 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	 * mapping at offset 0 has the same load bias as the executable one.
 	 */
 	if (where->hdr != bias + round_down(first->p_vaddr, PAGE_SIZE))
+		goto out;
+
+	/* The file's own section first; else a table loaded for it. */
+	if (!sframe) {
+		info = sframe_discover_table(phdrs, ehdr.e_phnum, bias, load);
+		goto out;
+	}
+	if (!sframe->p_memsz || sframe->p_vaddr + sframe->p_memsz < sframe->p_vaddr)
 		goto out;
 
 	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
