@@ -11,7 +11,7 @@
 # reason not found yet.
 P=/tests/perf/perf
 export HOME=/tmp UNWIND_DEMO=/tests/bin/unwind_demo PATH=/tests/perf:$PATH
-# Four merge cases; -v shows why one failed, as comments on the console.
+# Five merge cases; -v shows why one failed, as comments on the console.
 $P test -v "Deferred callchain:" >/tmp/perf-tests.out 2>&1
 sed 's/^/# /' /tmp/perf-tests.out
 bash /tests/perf/tests/shell/record_defer.sh >/tmp/perf-shell.out 2>&1
@@ -67,7 +67,7 @@ echo " 72: perf top --call-graph fp,defer shows the deferred user frames : $top_
 grep -E '^ *[0-9]+(\.[0-9]+)?: .* : (Ok|FAILED!|Skip.*)$' /tmp/perf-tests.out \
 	> /tmp/perf-tests.res
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))
