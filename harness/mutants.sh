@@ -122,6 +122,16 @@ mutate no_signal_hook kernel/entry/common.c \
 mutate late_no_kick kernel/unwind/deferred.c \
 	'if (in_nmi() || (in_task() && irqs_disabled()))' 'if (in_nmi())' \
 	unwind_deferred.19
+# Contract 20: a walk continues through a signal frame with the registers
+# saved in it.
+mutate no_sigreturn kernel/unwind/user.c \
+	'nr_restorers = arch_unwind_user_restorers(restorers, ARRAY_SIZE(restorers));' \
+	'nr_restorers = 0;' \
+	unwind_user_fp.4
+# Contract 19: a table loaded for a build-id serves the file's mappings.
+mutate table_not_used kernel/unwind/sframe_vma.c \
+	'		t = sframe_table_get(id, len);' '		t = NULL;' \
+	sframe_tables.7
 # Contract 17: a failure to read the headers is not kept as "no section".
 mutate discover_keeps_fault kernel/unwind/sframe_vma.c \
 	$'sizeof(ehdr)))\n\t\treturn ERR_PTR(-EFAULT);' \

@@ -21,6 +21,22 @@ arch_unwind_user_topmost_frame(const struct unwind_user_state *state,
 }
 #endif
 
+#ifndef arch_unwind_user_sigreturn
+/* Without an arch hook, signal frames are not recognised. */
+static inline int arch_unwind_user_sigreturn(struct unwind_user_state *state,
+					     const unsigned long *restorers,
+					     unsigned int nr)
+{
+	return 0;
+}
+
+static inline unsigned int arch_unwind_user_restorers(unsigned long *out,
+						      unsigned int max)
+{
+	return 0;
+}
+#endif
+
 #ifdef CONFIG_UNWIND_USER
 
 struct pt_regs;

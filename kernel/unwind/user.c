@@ -254,6 +254,9 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 {
 	struct return_instance *ri = unwind_user_return_instances();
 	struct unwind_user_sframe *sw = NULL;
+	unsigned long restorers[2];
+	unsigned int nr_restorers;
+	int ret;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	struct unwind_user_sframe sframe = { };
 
@@ -262,6 +265,8 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 
 	might_fault();
 
+	/* Where the task's signal handlers return to: signal trampolines. */
+	nr_restorers = arch_unwind_user_restorers(restorers, ARRAY_SIZE(restorers));
 	trace->nr = 0;
 	while (trace->nr < max_entries) {
 		trace->entries[trace->nr++] = state->ip;
@@ -269,6 +274,18 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 		if (fatal_signal_pending(current) || unwind_user_next(state, sw))
 			break;
 		unwind_user_uretprobe_fixup(state, &ri);
+		if (!nr_restorers)
+			continue;
+		/*
+		 * Returning to a signal trampoline: go on in the interrupted
+		 * code, whose IP is not a return address and whose frame may
+		 * not be set up yet, like the first frame of a walk.
+		 */
+		ret = arch_unwind_user_sigreturn(state, restorers, nr_restorers);
+		if (ret < 0)
+			break;
+		if (ret)
+			state->topmost = true;
 	}
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	unwind_user_sframe_done(sw);

@@ -141,4 +141,108 @@ arch_unwind_user_topmost_frame(const struct unwind_user_state *state,
 	return true;
 }
 
+#ifdef CONFIG_X86_64
+#include <linux/sched/signal.h>
+#include <asm/sigframe.h>
+
+#define arch_unwind_user_sigreturn arch_unwind_user_sigreturn
+/**
+ * arch_unwind_user_sigreturn - step from a signal handler's return address
+ * @state: the walker's state at the frame whose return address @state->ip
+ *	   is; @state->sp is the CFA of the handler's frame
+ * @restorers: sa_restorer addresses of the task's signal handlers
+ * @nr: how many
+ *
+ * A handler returns to its sa_restorer, glibc's __restore_rt: "mov $15,
+ * %rax; syscall" (rt_sigreturn). The kernel put the address there when it
+ * built the rt_sigframe, whose ucontext follows it: the CFA of the handler's
+ * frame is the ucontext. Recognise the trampoline by its address (one of
+ * the task's restorers) and its code, then continue with the instruction,
+ * stack and frame pointers that the signal interrupted, read from the
+ * ucontext's sigcontext and checked: user addresses, an aligned stack. The
+ * trampoline itself is not reported: it is not a frame.
+ *
+ * Context: task context; reads user memory and may fault.
+ * Return: 1 when @state now describes the interrupted frame, 0 when
+ * @state->ip is no signal trampoline, or -EFAULT/-EINVAL when it is one but
+ * its frame cannot be read or is not sane (the walk then stops).
+ */
+static inline int arch_unwind_user_sigreturn(struct unwind_user_state *state,
+					     const unsigned long *restorers,
+					     unsigned int nr)
+{
+	static const u8 code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
+				   0x0f, 0x05 };
+	const struct sigcontext __user *sc;
+	unsigned long ip, sp, bp;
+	u8 insn[sizeof(code)];
+	unsigned int i;
+
+	if (state->ws != 8)
+		return 0;
+	for (i = 0; i < nr && restorers[i] != state->ip; i++)
+		;
+	if (i == nr)
+		return 0;
+	if (copy_from_user(insn, (const void __user *)state->ip, sizeof(insn)) ||
+	    memcmp(insn, code, sizeof(code)))
+		return 0;
+
+	sc = (const struct sigcontext __user *)
+		(state->sp + offsetof(struct ucontext, uc_mcontext));
+	if (!user_read_access_begin(sc, sizeof(*sc)))
+		return -EFAULT;
+	unsafe_get_user(ip, &sc->ip, fault);
+	unsafe_get_user(sp, &sc->sp, fault);
+	unsafe_get_user(bp, &sc->bp, fault);
+	user_read_access_end();
+
+	if (!ip || ip >= TASK_SIZE_MAX || !sp || sp >= TASK_SIZE_MAX ||
+	    (sp & 7))
+		return -EINVAL;
+	state->ip = ip;
+	state->sp = sp;
+	state->fp = bp;
+	return 1;
+fault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+#define arch_unwind_user_restorers arch_unwind_user_restorers
+/**
+ * arch_unwind_user_restorers - the sa_restorer addresses of current's handlers
+ * @out: filled with up to @max distinct addresses
+ * @max: room in @out
+ *
+ * Read without the siglock: a handler changed during the walk at worst
+ * misses or adds a candidate, and a candidate is used only if its code is
+ * the rt_sigreturn trampoline.
+ *
+ * Return: how many were found.
+ */
+static inline unsigned int arch_unwind_user_restorers(unsigned long *out,
+						      unsigned int max)
+{
+	struct sighand_struct *sh = current->sighand;
+	unsigned int n = 0, i, sig;
+
+	if (!sh)
+		return 0;
+	for (sig = 0; sig < _NSIG && n < max; sig++) {
+		const struct k_sigaction *ka = &sh->action[sig];
+		unsigned long r;
+
+		if (!(READ_ONCE(ka->sa.sa_flags) & SA_RESTORER))
+			continue;
+		r = (unsigned long)READ_ONCE(ka->sa.sa_restorer);
+		for (i = 0; i < n && out[i] != r; i++)
+			;
+		if (i == n && r)
+			out[n++] = r;
+	}
+	return n;
+}
+#endif /* CONFIG_X86_64 */
+
 #endif /* _ASM_X86_UNWIND_USER_H */

@@ -9,9 +9,16 @@
  * address, which is what a frame-pointer walk must find: the expected trace
  * is exact, not a guess from symbol ranges. Built twice: 64-bit (syscall) and
  * 32-bit (int $0x80, compat word size 4). Needs frame pointers.
+ *
+ * 64-bit also walks through a signal frame: main -> sa -> sb, where sb()
+ * sends itself SIGUSR1 with tgkill, and the handler makes the read(). The
+ * walk must give the handler, then sb() where the signal interrupted it
+ * (right after its system call), then sa() and main(): never the signal
+ * trampoline, which is no frame.
  */
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +76,71 @@ static void a(void)
 	asm volatile("" ::: "memory");
 }
 
+#ifdef __x86_64__
+static unsigned long sig_expected[4];
+static const char *volatile sig_one = "x";
+
+static void sig_handler(int sig)
+{
+	unsigned long ip;
+	long ret;
+
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (buf),
+		       "d" (sizeof(buf) - strlen(sig_one))	/* not a leaf */
+		     : "rcx", "r11", "memory");
+	sig_expected[0] = ip;
+	nread = ret;
+}
+
+static void sb(void)
+{
+	unsigned long ip;
+	long ret;
+
+	sig_expected[2] = (unsigned long)__builtin_return_address(0);
+	asm volatile("lea 1f(%%rip), %[ip]\n\t"
+		     "syscall\n"
+		     "1:"
+		     : [ip] "=&r" (ip), "=a" (ret)
+		     : "a" ((long)SYS_tgkill), "D" ((long)getpid()),
+		       "S" ((long)syscall(SYS_gettid)), "d" ((long)SIGUSR1)
+		     : "rcx", "r11", "memory");
+	sig_expected[1] = ip;
+}
+
+static void sa(void)
+{
+	sig_expected[3] = (unsigned long)__builtin_return_address(0);
+	sb();
+	asm volatile("" ::: "memory");
+}
+
+/* The walk from the handler: how many frames match, from the innermost. */
+static unsigned int walk_signal(void)
+{
+	struct sigaction act = { .sa_handler = sig_handler };
+	unsigned long got[8];
+	unsigned int nr, ws, i;
+
+	if (sigaction(SIGUSR1, &act, NULL))
+		return 0;
+	nread = 0;
+	sa();
+	nr = user_stack_parse(buf, nread, got, 8, &ws);
+	for (i = 0; i < 4; i++)
+		ksft_print_msg("signal frame %u: %#lx, expected %#lx\n", i,
+			       i < nr ? got[i] : 0, sig_expected[i]);
+	for (i = 0; i < nr && i < 4; i++)
+		if (got[i] != sig_expected[i])
+			break;
+	return i;
+}
+#endif
+
 int main(void)
 {
 	unsigned int nr, ws, i, want_ws = sizeof(long);
@@ -76,7 +148,7 @@ int main(void)
 
 	expected[4] = (unsigned long)__builtin_return_address(0);
 	ksft_print_header();
-	ksft_set_plan(3);
+	ksft_set_plan(4);
 
 	fd = open(STACK_FILE, O_RDONLY);
 	if (fd < 0)
@@ -98,5 +170,11 @@ int main(void)
 		if (got[i] != expected[i])
 			break;
 	ksft_test_result(i == DEPTH, "the walked call chain matches exactly\n");
+#ifdef __x86_64__
+	ksft_test_result(walk_signal() == 4,
+			 "through a signal frame: handler, interrupted function, its callers\n");
+#else
+	ksft_test_result_skip("signal frames: 64-bit only\n");
+#endif
 	ksft_finished();
 }
