@@ -382,6 +382,7 @@ static void sframe_find_headers(struct mm_struct *mm, struct vm_area_struct *vma
 		v = prev;
 	}
 }
+
 /*
  * Lock the VMA holding @ip for reading: per-VMA lock, or mmap_lock, waited
  * for with no other lock held (a walk must not fall back to guessing just

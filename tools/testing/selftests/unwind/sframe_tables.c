@@ -17,7 +17,6 @@
  * its call chain (a failure of the walk itself exits with 1).
  */
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/elf.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -37,6 +37,7 @@
 #define DEV		"/dev/sframe_tables"
 #define MAXBYTES	"/proc/sys/kernel/sframe_tables_max_bytes"
 #define PT_GNU_SFRAME_	0x6474e554
+#define NT_GNU_BUILD_ID_	3
 
 /* struct sframe_table_hdr of <linux/sframe_table.h>. */
 struct table_hdr {
@@ -54,7 +55,7 @@ struct table_hdr {
 static unsigned long expected[DEPTH];
 
 /* Report a failed check; returns 0 for the test's result. */
-static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+static int __printf(1, 2) fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -64,6 +65,7 @@ static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 	va_end(ap);
 	return 0;
 }
+
 static char buf[4096];
 static long nread;
 static int fd;
@@ -133,14 +135,14 @@ static size_t image_len;
 static struct table_hdr table;
 static const void *sframe_bytes;
 static off_t sframe_phdr_off, note_phdr_off;
-static char copy_path[] = "/tmp/sframe_tables_copy";
-static char copy2_path[] = "/tmp/sframe_tables_nobuildid";
+static const char copy_path[] = "/tmp/sframe_tables_copy";
+static const char copy2_path[] = "/tmp/sframe_tables_nobuildid";
 
 static int load_image(void)
 {
-	Elf64_Ehdr *eh;
-	Elf64_Phdr *ph;
-	Elf64_Shdr *sh;
+	struct elf64_hdr *eh;
+	struct elf64_phdr *ph;
+	struct elf64_shdr *sh;
 	const char *names;
 	int f = open("/proc/self/exe", O_RDONLY), i;
 	struct stat st;
@@ -152,9 +154,9 @@ static int load_image(void)
 	if (!image || read(f, image, image_len) != (ssize_t)image_len)
 		return -1;
 	close(f);
-	eh = (Elf64_Ehdr *)image;
-	ph = (Elf64_Phdr *)(image + eh->e_phoff);
-	sh = (Elf64_Shdr *)(image + eh->e_shoff);
+	eh = (struct elf64_hdr *)image;
+	ph = (struct elf64_phdr *)(image + eh->e_phoff);
+	sh = (struct elf64_shdr *)(image + eh->e_shoff);
 	names = image + sh[eh->e_shstrndx].sh_offset;
 	table.magic = 0x42544653;
 	table.version = 1;
@@ -168,11 +170,11 @@ static int load_image(void)
 		if (ph[i].p_type == PT_NOTE && !table.build_id_len) {
 			const char *n = image + ph[i].p_offset, *end = n + ph[i].p_filesz;
 
-			while (n + sizeof(Elf64_Nhdr) <= end) {
-				const Elf64_Nhdr *nh = (const Elf64_Nhdr *)n;
+			while (n + sizeof(struct elf64_note) <= end) {
+				const struct elf64_note *nh = (const struct elf64_note *)n;
 				const char *desc = n + sizeof(*nh) + ((nh->n_namesz + 3) & ~3);
 
-				if (nh->n_type == NT_GNU_BUILD_ID && nh->n_descsz <= 20) {
+				if (nh->n_type == NT_GNU_BUILD_ID_ && nh->n_descsz <= 20) {
 					table.build_id_len = nh->n_descsz;
 					memcpy(table.build_id, desc, nh->n_descsz);
 					note_phdr_off = (char *)&ph[i] - image;
@@ -195,21 +197,21 @@ static int load_image(void)
 /* Write the program with the program headers at @off... turned into PT_NULL. */
 static int write_copy(const char *path, off_t off1, off_t off2)
 {
-	Elf64_Phdr save1 = *(Elf64_Phdr *)(image + off1), save2;
+	struct elf64_phdr save1 = *(struct elf64_phdr *)(image + off1), save2;
 	int f, ok;
 
-	save2 = *(Elf64_Phdr *)(image + (off2 ? off2 : off1));
-	((Elf64_Phdr *)(image + off1))->p_type = PT_NULL;
+	save2 = *(struct elf64_phdr *)(image + (off2 ? off2 : off1));
+	((struct elf64_phdr *)(image + off1))->p_type = PT_NULL;
 	if (off2)
-		((Elf64_Phdr *)(image + off2))->p_type = PT_NULL;
+		((struct elf64_phdr *)(image + off2))->p_type = PT_NULL;
 	unlink(path);
 	f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
 	ok = f >= 0 && write(f, image, image_len) == (ssize_t)image_len;
 	if (f >= 0)
 		close(f);
-	*(Elf64_Phdr *)(image + off1) = save1;
+	*(struct elf64_phdr *)(image + off1) = save1;
 	if (off2)
-		*(Elf64_Phdr *)(image + off2) = save2;
+		*(struct elf64_phdr *)(image + off2) = save2;
 	return ok ? 0 : -1;
 }
 
@@ -482,7 +484,8 @@ int main(int argc, char **argv)
 			 "with its table loaded the copy walks completely; a second load is EEXIST\n");
 	ksft_test_result(test_remove_in_use(),
 			 "removing a table in use: the mapping keeps it, a new run does not get it\n");
-	ksft_test_result(test_no_build_id(), "a mapping without build-id is left to frame pointers\n");
+	ksft_test_result(test_no_build_id(),
+			 "a mapping without build-id is left to frame pointers\n");
 	unlink(copy_path);
 	unlink(copy2_path);
 	ksft_finished();

@@ -1129,7 +1129,12 @@ out:
  */
 static unsigned long sig_expected[3];
 static int sig_caught;		/* __atomic */
-static const char *volatile sig_one = "x";
+
+/* A call, so that sig_read() is not a leaf and keeps its frame. */
+static long sig_one(void)
+{
+	return 1;
+}
 
 static void sig_handler(int sig)
 {
@@ -1148,7 +1153,7 @@ static long sig_read(int fd)
 		     "1:"
 		     : [ip] "=&r" (ip), "=a" (ret)
 		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (&ch),
-		       "d" (strlen(sig_one))	/* a call: not a leaf, so a frame */
+		       "d" (sig_one())
 		     : "rcx", "r11", "memory");
 	sig_expected[0] = ip;
 	return ret;

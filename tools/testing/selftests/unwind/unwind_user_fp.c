@@ -78,7 +78,12 @@ static void a(void)
 
 #ifdef __x86_64__
 static unsigned long sig_expected[4];
-static const char *volatile sig_one = "x";
+
+/* A call, so that the handler is not a leaf and keeps its frame. */
+static long sig_one(void)
+{
+	return 1;
+}
 
 static void sig_handler(int sig)
 {
@@ -90,7 +95,7 @@ static void sig_handler(int sig)
 		     "1:"
 		     : [ip] "=&r" (ip), "=a" (ret)
 		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (buf),
-		       "d" (sizeof(buf) - strlen(sig_one))	/* not a leaf */
+		       "d" (sizeof(buf) - sig_one())
 		     : "rcx", "r11", "memory");
 	sig_expected[0] = ip;
 	nread = ret;

@@ -86,8 +86,10 @@ long lib_b(struct chain *ch)
 static char buf[4096];
 static long (*lib_b)(struct chain *ch);
 /* One inotify event with its name. */
-static char evbuf[sizeof(struct inotify_event) + NAME_MAX + 1]
-	__attribute__((aligned(__alignof__(struct inotify_event))));
+static union {
+	struct inotify_event	ev;
+	char			buf[sizeof(struct inotify_event) + NAME_MAX + 1];
+} evbuf;
 
 /*
  * What to do to the freshly opened library before the walk:
@@ -239,12 +241,12 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	lib_b(&ch);
 	close(ch.fd);
 	if (in_fd >= 0) {
-		ssize_t n = read(in_fd, evbuf, sizeof(evbuf));
+		ssize_t n = read(in_fd, &evbuf, sizeof(evbuf));
 
 		close(in_fd);
 		if (n >= 0) {
-			ksft_print_msg("%s: inotify event %#x during the walk\n", lib,
-				       ((struct inotify_event *)evbuf)->mask);
+			ksft_print_msg("%s: inotify event %#x while unwinding\n", lib,
+				       evbuf.ev.mask);
 			dlclose(h);
 			return -1;
 		}
@@ -303,7 +305,7 @@ static int walk_devzero(void)
 	call = (long (*)(long, char *, unsigned long))p;
 	ret = call(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	ok = read(in_fd, evbuf, sizeof(evbuf)) < 0 && errno == EAGAIN;
+	ok = read(in_fd, &evbuf, sizeof(evbuf)) < 0 && errno == EAGAIN;
 	close(in_fd);
 	nr = user_stack_parse(buf, ret, got, DEPTH, &ws);
 	ksft_print_msg("stub frame 0: %#lx, expected %p; inotify quiet: %d\n",
