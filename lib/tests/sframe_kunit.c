@@ -13,6 +13,9 @@
 #include <kunit/test.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
+#ifndef SFRAME_USER_SHIM
+#include <uapi/linux/sframe_table.h>
+#endif
 
 #include "../../kernel/unwind/sframe.h"
 
@@ -815,6 +818,89 @@ static void sf_corrupt_every_byte(struct kunit *test)
 	}
 }
 
+#ifndef SFRAME_USER_SHIM	/* the store is kernel code: not in the user-space run */
+/* The same rule from a loaded table as from the section in user memory. */
+static void sf_expect_same(struct kunit *test, const struct sframe_section *tab,
+			   struct sf_test *t, unsigned long ip)
+{
+	struct unwind_user_frame a = { }, b = { };
+
+	KUNIT_EXPECT_EQ(test, sframe_find(tab, ip, &a), sframe_find(&t->sec, ip, &b));
+	KUNIT_EXPECT_EQ(test, a.cfa_off, b.cfa_off);
+	KUNIT_EXPECT_EQ(test, a.ra_off, b.ra_off);
+	KUNIT_EXPECT_EQ(test, a.fp_off, b.fp_off);
+	KUNIT_EXPECT_EQ(test, a.use_fp, b.use_fp);
+}
+
+/*
+ * Tables loaded for a build-id (sframe_store.c): load, look up, read through
+ * the same reader from kernel memory, refuse what is bad with the right
+ * errno, and remove without freeing a table still in use.
+ */
+static void sf_table_store(struct kunit *test)
+{
+	static const u8 other[] = { 0x5f, 0x4b, 0x55, 0x4e, 0x49, 0x54, 0x00 };
+	struct sf_test *t = sf_setup(test);
+	struct sframe_table_hdr h = {
+		.magic = SFRAME_TABLE_MAGIC, .version = SFRAME_TABLE_VERSION,
+		.build_id_len = 6, .build_id = { 0x5f, 0x4b, 0x55, 0x4e, 0x49, 0x54 },
+	}, bad;
+	struct sframe_section tab;
+	struct sframe_table *tb;
+	u8 *corrupt;
+
+	KUNIT_ASSERT_EQ(test, sf_build(test, t, 2, SF_SORTED, basic_funcs,
+				       ARRAY_SIZE(basic_funcs)), 0);
+	h.sframe_size = t->len;
+	h.sframe_vaddr = t->base;	/* the file "at" load bias 0 */
+	h.text_vaddr = t->text;
+	h.text_size = SF_TEXT_SIZE;
+
+	/* Refused, changing nothing. */
+	bad = h;
+	bad.version = 2;
+	KUNIT_EXPECT_EQ(test, sframe_table_add(&bad, t->buf), -EINVAL);
+	bad = h;
+	bad.build_id_len = SFRAME_TABLE_BUILD_ID_MAX + 1;
+	KUNIT_EXPECT_EQ(test, sframe_table_add(&bad, t->buf), -EINVAL);
+	bad = h;
+	bad.sframe_size = 17 << 20;
+	KUNIT_EXPECT_EQ(test, sframe_table_add(&bad, t->buf), -E2BIG);
+	corrupt = kunit_kmalloc(test, t->len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, corrupt);
+	memcpy(corrupt, t->buf, t->len);
+	corrupt[0] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, sframe_table_add(&h, corrupt), -EINVAL);
+	memcpy(corrupt, t->buf, t->len);
+	sf_poke32(t, t->fde0 + 4, 0x7fffffff);	/* a function past the text */
+	KUNIT_EXPECT_EQ(test, sframe_table_add(&h, t->buf), -EINVAL);
+	memcpy(t->buf, corrupt, t->len);
+	KUNIT_EXPECT_NULL(test, sframe_table_get(h.build_id, h.build_id_len));
+
+	/* Loaded once, found by its build-id only. */
+	KUNIT_ASSERT_EQ(test, sframe_table_add(&h, t->buf), 0);
+	KUNIT_EXPECT_EQ(test, sframe_table_add(&h, t->buf), -EEXIST);
+	KUNIT_EXPECT_NULL(test, sframe_table_get(other, sizeof(other)));
+	KUNIT_EXPECT_NULL(test, sframe_table_get(h.build_id, h.build_id_len - 1));
+	tb = sframe_table_get(h.build_id, h.build_id_len);
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+
+	/* Removed while held: gone from the store, still readable. */
+	KUNIT_EXPECT_EQ(test, sframe_table_remove(h.build_id, h.build_id_len), 0);
+	KUNIT_EXPECT_EQ(test, sframe_table_remove(h.build_id, h.build_id_len), -ENOENT);
+	KUNIT_EXPECT_NULL(test, sframe_table_get(h.build_id, h.build_id_len));
+	sframe_table_section(tb, 0, &tab);
+	KUNIT_ASSERT_EQ(test, sframe_init(&tab), 0);
+	KUNIT_EXPECT_EQ(test, sframe_validate(&tab), 0);
+	sf_expect_same(test, &tab, t, t->text + 0x100);
+	sf_expect_same(test, &tab, t, t->text + 0x104);
+	sf_expect_same(test, &tab, t, t->text + 0x185);
+	sf_expect_same(test, &tab, t, t->text + 0x20b);
+	sf_expect_same(test, &tab, t, t->text + 0x140);
+	sframe_table_put(tb);
+}
+#endif
+
 static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sf_v1),
 	KUNIT_CASE(sf_v2),
@@ -834,6 +920,9 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sf_bad_fre),
 	KUNIT_CASE(sf_bad_layout),
 	KUNIT_CASE(sf_corrupt_every_byte),
+#ifndef SFRAME_USER_SHIM
+	KUNIT_CASE(sf_table_store),
+#endif
 	{}
 };
 
