@@ -133,6 +133,9 @@ static unsigned int walk_signal(void)
 
 	if (sigaction(SIGUSR1, &act, NULL))
 		return 0;
+	/* A new open file: each read() of it walks from its start. */
+	close(fd);
+	fd = open(STACK_FILE, O_RDONLY);
 	nread = 0;
 	sa();
 	nr = user_stack_parse(buf, nread, got, 8, &ws);
@@ -153,7 +156,11 @@ int main(void)
 
 	expected[4] = (unsigned long)__builtin_return_address(0);
 	ksft_print_header();
+#ifdef __x86_64__
 	ksft_set_plan(4);
+#else
+	ksft_set_plan(3);
+#endif
 
 	fd = open(STACK_FILE, O_RDONLY);
 	if (fd < 0)
@@ -178,8 +185,6 @@ int main(void)
 #ifdef __x86_64__
 	ksft_test_result(walk_signal() == 4,
 			 "through a signal frame: handler, interrupted function, its callers\n");
-#else
-	ksft_test_result_skip("signal frames: 64-bit only\n");
 #endif
 	ksft_finished();
 }
