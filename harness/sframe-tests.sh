@@ -13,7 +13,11 @@
 #  - sframe.kunit.NAME: the KUnit cases of lib/tests/sframe_kunit.c, under
 #    ASan and UBSan;
 #  - sframe.fuzz: libFuzzer (ASan, UBSan) for SFRAME_FUZZ_SECONDS (default
-#    60), seeded with real sections; any crash is a failure.
+#    60), seeded with real sections; any crash is a failure;
+#  - ehframe.oracle.NAME, ehframe.mutant.NAME: the .eh_frame converter
+#    (tools/unwind/eh2sframe) against readelf's CFI interpreter, on Debian
+#    12's libc, ld.so, libstdc++ and libm and the project's programs, and
+#    its mutants (harness/sframe/ehframe.sh).
 . "$(dirname "$0")/lib.sh"
 set +e
 
@@ -32,6 +36,10 @@ fi
 if bash "$REPO/harness/sframe/fixtures.sh" "$out" 2>"$out/fixtures.err" |
    tap sframe.fixture | grep . ; then :; else
 	echo "FAIL sframe.fixture: no results (see $out/fixtures.err)"
+fi
+if bash "$REPO/harness/sframe/ehframe.sh" "$out/ehframe" "$SRC" 2>"$out/ehframe.err" |
+   grep . ; then :; else
+	echo "FAIL ehframe: no results (see $out/ehframe.err)"
 fi
 if make -s -C "$REPO/harness/sframe" OUT="$out" "$out/sframe-kunit" >"$out/kunit.log" 2>&1; then
 	"$out/sframe-kunit" 2>>"$out/kunit.log" | awk '

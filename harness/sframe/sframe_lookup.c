@@ -6,8 +6,10 @@
  *   sframe-lookup [-v] [-d] FILE ADDR...
  *   sframe-lookup [-v] [-d] -r RAW SECADDR TEXT_START TEXT_END ADDR...
  *
- * The second form reads a raw section (for instance one convert.py wrote)
- * that the program would have at SECADDR, covering [TEXT_START, TEXT_END).
+ * The second form reads a raw section (for instance one convert.py or
+ * tools/unwind/eh2sframe wrote) that the program would have at SECADDR,
+ * covering [TEXT_START, TEXT_END). An ADDR of "-" reads addresses from
+ * standard input, one per line.
  *
  * One line per address: "ADDR ok BASE CFA_OFF RA_OFF FP_OFF" (BASE is sp or
  * fp, FP_OFF 0 when the frame pointer is not saved), "ADDR outermost", or
@@ -107,15 +109,42 @@ static bool same_frame(const struct unwind_user_frame *a,
 	       a->fp_off == b->fp_off && a->use_fp == b->use_fp;
 }
 
+/*
+ * Print the frame for @ip. The addresses come in section order, as
+ * neighbouring frames of one function would: the cached lookup must agree
+ * with the uncached one, else this prints both and returns 1.
+ */
+static int lookup(const struct sframe_section *sec, struct sframe_cache *cache,
+		  unsigned long ip)
+{
+	struct unwind_user_frame frame, cframe;
+	int ret, cret;
+
+	ret = sframe_find(sec, ip, &frame);
+	cret = sframe_find_cached(sec, cache, ip, &cframe);
+	if (cret != ret || (!ret && !same_frame(&cframe, &frame))) {
+		printf("%#lx cached %d, uncached %d\n", ip, cret, ret);
+		return 1;
+	}
+	if (ret == SFRAME_OUTERMOST)
+		printf("%#lx outermost\n", ip);
+	else if (ret)
+		printf("%#lx err %d\n", ip, ret);
+	else
+		printf("%#lx ok %s %d %d %d\n", ip, frame.use_fp ? "fp" : "sp",
+		       frame.cfa_off, frame.ra_off, frame.fp_off);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sframe_section sec = { 0 };
-	struct unwind_user_frame frame, cframe;
 	struct sframe_cache cache = { 0 };
 	bool validate = false, dump = false;
+	char line[64];
 	size_t len, off;
 	u8 *elf;
-	int i = 1, ret, cret;
+	int i = 1, ret;
 
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
@@ -167,27 +196,14 @@ int main(int argc, char **argv)
 		sframe_user_dump(&sec);
 
 	for (i++; i < argc; i++) {
-		unsigned long ip = strtoul(argv[i], NULL, 0);
-
-		ret = sframe_find(&sec, ip, &frame);
-		/*
-		 * The addresses come in section order, as neighbouring frames
-		 * of one function would: the cached lookup must agree.
-		 */
-		cret = sframe_find_cached(&sec, &cache, ip, &cframe);
-		if (cret != ret ||
-		    (!ret && !same_frame(&cframe, &frame))) {
-			printf("%#lx cached %d, uncached %d\n", ip, cret, ret);
-			return 1;
+		if (strcmp(argv[i], "-")) {
+			if (lookup(&sec, &cache, strtoul(argv[i], NULL, 0)))
+				return 1;
+			continue;
 		}
-		if (ret == SFRAME_OUTERMOST)
-			printf("%#lx outermost\n", ip);
-		else if (ret)
-			printf("%#lx err %d\n", ip, ret);
-		else
-			printf("%#lx ok %s %d %d %d\n", ip,
-			       frame.use_fp ? "fp" : "sp", frame.cfa_off,
-			       frame.ra_off, frame.fp_off);
+		while (fgets(line, sizeof(line), stdin))
+			if (lookup(&sec, &cache, strtoul(line, NULL, 0)))
+				return 1;
 	}
 	return 0;
 }
