@@ -138,6 +138,8 @@ static unsigned int walk_signal(void)
 	fd = open(STACK_FILE, O_RDONLY);
 	nread = 0;
 	sa();
+	/* The handler wrote nread and buf: the compiler cannot see that. */
+	asm volatile("" ::: "memory");
 	nr = user_stack_parse(buf, nread, got, 8, &ws);
 	for (i = 0; i < 4; i++)
 		ksft_print_msg("signal frame %u: %#lx, expected %#lx\n", i,
