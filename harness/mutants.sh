@@ -113,7 +113,8 @@ mutate no_scrub kernel/unwind/deferred.c \
 # Contract 16: the walk starts from the user state at entry, not from the
 # registers a signal frame or a restart left.
 mutate signal_regs_ignored kernel/unwind/deferred.c \
-	'if (READ_ONCE(info->state.mask) & UNWIND_REGS)' 'if (0)' \
+	$'\t\tif (READ_ONCE(info->state.mask) & UNWIND_REGS)\n\t\t\tunwind_user_from' \
+	$'\t\tif (0)\n\t\t\tunwind_user_from' \
 	unwind_deferred.18
 mutate no_signal_hook kernel/entry/common.c \
 	$'\t\t\tunwind_deferred_signal(regs);\n' '' \
