@@ -64,14 +64,15 @@ grep -a -E "[ ;]ksys_read;.*;entry_SYSCALL_64_after_hwframe" /tmp/perf-top.out |
 echo " 72: perf top --call-graph fp,defer shows the deferred user frames : $top_ok" \
 	>>/tmp/perf-tests.out
 # Final result lines look like " 63.1: Name    : Ok".
-grep -E '^ *[0-9]+(\.[0-9]+)?: .* : (Ok|FAILED!|Skip.*)$' /tmp/perf-tests.out \
+# A long name leaves no blank before the result's colon.
+grep -E '^ *[0-9]+(\.[0-9]+)?: .* ?: (Ok|FAILED!|Skip.*)$' /tmp/perf-tests.out \
 	> /tmp/perf-tests.res
 echo "TAP version 13"
 echo "1..7"
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))
-	name=$(echo "$line" | sed -E 's/^ *[0-9.]+: (.*[^ ]) +: [^:]*$/\1/')
+	name=$(echo "$line" | sed -E 's/^ *[0-9.]+: (.*[^ ]) *: [^:]*$/\1/')
 	case $line in
 	*": Ok") echo "ok $n - $name" ;;
 	*) echo "not ok $n - $name # ${line##*: }" ;;
