@@ -110,6 +110,7 @@ struct sframe_where {
 	const char	*lib;
 	unsigned long	start, end;
 	unsigned long	base;		/* where its first PT_LOAD is mapped */
+	unsigned long	sec;		/* the section itself */
 };
 
 static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
@@ -131,6 +132,7 @@ static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
 		if (info->dlpi_phdr[i].p_type != 0x6474e554)	/* PT_GNU_SFRAME */
 			continue;
 		at = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+		w->sec = at;
 		w->start = at & ~(page - 1);
 		w->end = (at + info->dlpi_phdr[i].p_memsz + page - 1) & ~(page - 1);
 		return 1;
@@ -142,6 +144,8 @@ static int find_sframe(struct dl_phdr_info *info, size_t size, void *data)
  * The page range of the loaded @lib's SFrame section, and the page where its
  * ELF headers are mapped.
  */
+static unsigned long sframe_at;	/* the section of the last sframe_pages() */
+
 static int sframe_pages(const char *lib, unsigned long *start, unsigned long *end,
 			unsigned long *base)
 {
@@ -152,6 +156,7 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
 	*start = w.start;
 	*end = w.end;
 	*base = w.base;
+	sframe_at = w.sec;
 	return 0;
 }
 
@@ -216,7 +221,21 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 			ch.fd = open(STACK_FILE, O_RDONLY);
 			if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
 				_exit(2);
-			memset((char *)start, 0xff, end - start);
+			/*
+			 * Every function claims the whole address space: a
+			 * malformed section (version 1 FDEs of 17 bytes, the
+			 * size at +4), which the kernel drops.
+			 */
+			{
+				unsigned char *h = (unsigned char *)sframe_at, *f;
+				uint32_t n, off, big = 0x7fffffff, k;
+
+				memcpy(&n, h + 8, 4);
+				memcpy(&off, h + 20, 4);
+				f = h + 28 + h[7] + off;
+				for (k = 0; k < n && f + 17 * k + 8 <= (unsigned char *)end; k++)
+					memcpy(f + 17 * k + 4, &big, 4);
+			}
 			lib_b(&ch);
 			_exit(user_stack_parse(buf, ch.ret, got, DEPTH, &ws) == 1 ? 0 : 3);
 		}
