@@ -26,7 +26,7 @@ mkdir -p "$logs"
 	"$logs/console-main.log" main 600 ||
 	die "the boot failed; see $logs/console-main.log"
 
-"$REPO/harness/walk-report.py" "$logs/console-main.log" "$BUILD/progs"
+"$REPO/harness/walk_report.py" "$logs/console-main.log" "$BUILD/progs"
 # perf's part, as the guest printed it.
 sed -n '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' "$logs/console-main.log" |
 	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'

@@ -14,9 +14,12 @@ are prefixed with PREFIX. Counted:
   - any panic, oops, BUG, WARNING, lockdep or KASAN report in the log, and a
     boot that never reached "=== ALL DONE" (hang or crash).
 """
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import walk_report  # noqa: E402  (the main job's own report code)
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 RESULT = re.compile(r'^(\s*)(not ok|ok) (\d+) (?:- )?([^#]*?)\s*(#.*)?$')
@@ -76,13 +79,11 @@ def main():
 
     # Programs run by /init.
     cur, plan, count = None, None, 0
-    frames = {}
     for line in lines[us:]:
         if line.startswith('=== DMESG'):
             break
         if line.startswith('=== BEGIN '):
             cur, plan, count = line.split()[2], None, 0
-            frames[cur] = []
             continue
         if cur is None:
             continue
@@ -100,9 +101,6 @@ def main():
         if m and not m.group(1):
             plan = int(m.group(2))
             continue
-        m = re.match(r'^# frame (\d+): (0x[0-9a-f]+)', line)
-        if m:
-            frames[cur].append(int(m.group(2), 16))
         m = RESULT.match(line)
         if m and not m.group(1):
             count += 1
@@ -113,17 +111,17 @@ def main():
         add(cur, False, 'never finished')
 
     if progs:
-        for prog in ('unwind_user_fp', 'unwind_user_fp_32'):
+        # The frames as the main job's report resolves and shows them.
+        frames = walk_report.frames_by_prog(lines[us:])
+        for prog, want in (('unwind_user_fp', ['c', 'b', 'a', 'main']),
+                           ('unwind_user_fp_32', ['c', 'b', 'a', 'main']),
+                           ('unwind_user_sframe', ['c', 'b', 'a', 'walk'])):
             if prog not in frames:
                 continue
-            names = []
-            if frames[prog]:
-                out = subprocess.run(
-                    ['addr2line', '-f', '-e', '%s/%s' % (progs, prog)] +
-                    ['%#x' % (a - 1 if i else a) for i, a in enumerate(frames[prog])],
-                    capture_output=True, text=True).stdout.split('\n')
-                names = out[0::2][:4]
-            add(prog + '.symbols', names == ['c', 'b', 'a', 'main'],
+            addrs = frames[prog]
+            names = [fn for fn, _ in walk_report.resolve(progs, prog, addrs)][:len(want)] \
+                if addrs else []
+            add(prog + '.symbols', names == want,
                 'resolved to %s' % ' '.join(names))
 
     for pat, what in SPLATS:

@@ -58,11 +58,6 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 			"$logs/console-$variant.log" test 1200 || true
 		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
 			"$variant." --progs "$BUILD/progs" | record
-		# What the main job shows of the same programs' walks.
-		[ "$variant" != test ] ||
-			"$REPO/harness/walk-report.py" --check "$logs/console-$variant.log" \
-				"$BUILD/progs" unwind_user_fp=c,b,a,main \
-				unwind_user_fp_32=c,b,a,main unwind_user_sframe=c,b,a,walk | record
 	done
 
 	# The unpatched base kernel: perf fp,defer must fall back to fp there.

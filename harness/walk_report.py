@@ -4,11 +4,10 @@
 printed in a console log (unwind_user_fp, unwind_user_fp_32,
 unwind_user_sframe): what the main job shows a newcomer.
 
-  walk-report.py CONSOLE_LOG PROGS_DIR            print the report
-  walk-report.py --check CONSOLE_LOG PROGS_DIR PROG=F1,F2,...
-        print one PASS/FAIL line per PROG ("walk_report.PROG"): the report
-        of PROG starts with the functions F1, F2, ..., innermost first
+  walk_report.py CONSOLE_LOG PROGS_DIR
 
+parse-console.py imports frames_by_prog() and resolve() for its symbol
+check, so the test command checks the very code that the main job runs.
 A program prints "# frame N: 0x..." (or "# pid P frame N: 0x..." when it
 walks in several processes; the first process is shown).
 """
@@ -19,9 +18,10 @@ import sys
 FRAME = re.compile(r'^# (?:pid (\d+) )?frame (\d+): (0x[0-9a-f]+)')
 
 
-def frames_by_prog(logf):
+def frames_by_prog(lines):
+    """The frames each program printed: {program: [address, ...]}."""
     cur, frames, first_pid = None, {}, {}
-    for line in open(logf, errors='replace'):
+    for line in lines:
         line = re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line.rstrip())
         if line.startswith('=== BEGIN '):
             cur = line.split()[2]
@@ -49,7 +49,9 @@ def resolve(progs, prog, addrs):
 
 
 def report(logf, progs):
-    for prog, addrs in frames_by_prog(logf).items():
+    with open(logf, errors='replace') as f:
+        frames = frames_by_prog(f)
+    for prog, addrs in frames.items():
         if prog in ('perf_demo', 'ftrace_demo'):
             continue
         print('\n%s: user stack walked by unwind_user() inside read()' % prog)
@@ -60,21 +62,5 @@ def report(logf, progs):
             print('  #%-2d %#014x  %-28s %s' % (i, a, fn, where))
 
 
-def check(logf, progs, specs):
-    frames = frames_by_prog(logf)
-    for spec in specs:
-        prog, chain = spec.split('=')
-        want = chain.split(',')
-        addrs = frames.get(prog, [])
-        got = [fn for fn, _ in resolve(progs, prog, addrs)] if addrs else []
-        ok = got[:len(want)] == want
-        print('%s walk_report.%s%s' % ('PASS' if ok else 'FAIL', prog,
-                                       '' if ok else ': shows %s, want %s' %
-                                       (got[:len(want)] or 'no frames', want)))
-
-
 if __name__ == '__main__':
-    if len(sys.argv) > 1 and sys.argv[1] == '--check':
-        check(sys.argv[2], sys.argv[3], sys.argv[4:])
-    else:
-        report(sys.argv[1], sys.argv[2])
+    report(sys.argv[1], sys.argv[2])
