@@ -400,8 +400,8 @@ void __unwind_deferred_signal(struct pt_regs *regs)
 
 	if (READ_ONCE(info->state.mask) & UNWIND_REGS)
 		return;
-	if (unwind_task_refused(current) || !system_has_cmpxchg128() ||
-	    unwind_user_start(&info->regs, regs))
+	/* unwind_user_start() refuses the tasks unwind_task_refused() does. */
+	if (!system_has_cmpxchg128() || unwind_user_start(&info->regs, regs))
 		return;
 
 	/*

@@ -177,7 +177,8 @@ void sframe_table_section(const struct sframe_table *t, unsigned long bias,
 			  struct sframe_section *sec);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct sframe_table_hdr;
-int sframe_table_add(const struct sframe_table_hdr *hdr, const void *data);
+struct sframe_table *sframe_table_alloc(const struct sframe_table_hdr *hdr);
+int sframe_table_add(struct sframe_table *t);
 int sframe_table_remove(const u8 *id, unsigned int len);
 #endif
 

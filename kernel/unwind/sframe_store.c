@@ -22,8 +22,9 @@
  * with CAP_PERFMON or CAP_SYS_ADMIN may open (-EPERM otherwise).
  *  - write() a struct sframe_table_hdr followed by the section: one table
  *    per open file, in as many writes as needed. The write that completes
- *    it returns 0 bytes short on success, or the error (see
- *    sframe_table_add()), and changes nothing on error.
+ *    the header refuses a bad one (sframe_table_alloc()); the write that
+ *    completes the table returns 0 bytes short on success, or the error
+ *    (sframe_table_add()). An error changes nothing.
  *  - write() "remove <hex build-id>\n" to remove a table.
  *  - read() lists the tables: "<hex build-id> <bytes> <mappings>" per line.
  *
@@ -144,24 +145,20 @@ void sframe_table_section(const struct sframe_table *t, unsigned long bias,
 }
 
 /**
- * sframe_table_add - check a table and add it to the store
- * @hdr: its header
- * @data: the SFrame section, @hdr->sframe_size bytes, in kernel memory;
- *	  copied
+ * sframe_table_alloc - check a table's header and allocate the table
+ * @hdr: the header
+ *
+ * The caller fills in @hdr->sframe_size bytes of section at ->data, then
+ * hands the table to sframe_table_add(), or frees it with kvfree().
  *
  * Context: task context, may sleep.
- * Return: 0; -EINVAL for a bad header or a section that the reader does
- * not accept in full; -E2BIG for a table larger than 16 MiB; -EEXIST when
- * a table is loaded for the build-id already; -ENOSPC when the total would
- * exceed kernel.sframe_tables_max_bytes; -ENOMEM.
+ * Return: the table; ERR_PTR(-EINVAL) for a bad header, ERR_PTR(-E2BIG)
+ * for a section larger than 16 MiB, ERR_PTR(-ENOMEM).
  */
-VISIBLE_IF_KUNIT int sframe_table_add(const struct sframe_table_hdr *hdr,
-				      const void *data)
+VISIBLE_IF_KUNIT struct sframe_table *
+sframe_table_alloc(const struct sframe_table_hdr *hdr)
 {
-	struct sframe_section sec;
 	struct sframe_table *t;
-	size_t bytes;
-	int ret;
 
 	if (hdr->magic != SFRAME_TABLE_MAGIC ||
 	    hdr->version != SFRAME_TABLE_VERSION || hdr->flags ||
@@ -171,14 +168,13 @@ VISIBLE_IF_KUNIT int sframe_table_add(const struct sframe_table_hdr *hdr,
 	    hdr->sframe_vaddr + hdr->sframe_size < hdr->sframe_vaddr ||
 	    hdr->text_vaddr + hdr->text_size > TASK_SIZE_MAX ||
 	    hdr->sframe_vaddr + hdr->sframe_size > TASK_SIZE_MAX)
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	if (hdr->sframe_size > SFRAME_TABLE_MAX_SIZE)
-		return -E2BIG;
+		return ERR_PTR(-E2BIG);
 
-	bytes = struct_size(t, data, hdr->sframe_size);
-	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	t = kvmalloc(struct_size(t, data, hdr->sframe_size), GFP_KERNEL_ACCOUNT);
 	if (!t)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	refcount_set(&t->ref, 1);
 	t->build_id_len = hdr->build_id_len;
 	memcpy(t->build_id, hdr->build_id, hdr->build_id_len);
@@ -186,7 +182,24 @@ VISIBLE_IF_KUNIT int sframe_table_add(const struct sframe_table_hdr *hdr,
 	t->sframe_vaddr = hdr->sframe_vaddr;
 	t->text_vaddr = hdr->text_vaddr;
 	t->text_size = hdr->text_size;
-	memcpy(t->data, data, hdr->sframe_size);
+	return t;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_table_alloc);
+
+/**
+ * sframe_table_add - check a table in full and add it to the store
+ * @t: a table from sframe_table_alloc() with its section filled in; the
+ *     store owns it from now on, and frees it if it is refused
+ *
+ * Context: task context, may sleep.
+ * Return: 0; -EINVAL for a section that the reader does not accept in
+ * full; -EEXIST when a table is loaded for the build-id already; -ENOSPC
+ * when the total would exceed kernel.sframe_tables_max_bytes.
+ */
+VISIBLE_IF_KUNIT int sframe_table_add(struct sframe_table *t)
+{
+	struct sframe_section sec;
+	int ret;
 
 	/* Checked in full, at the addresses of a file loaded at bias 0. */
 	sframe_table_section(t, 0, &sec);
@@ -249,7 +262,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_table_remove);
 struct sframe_table_writer {
 	struct sframe_table_hdr	hdr;
 	size_t			got;	/* bytes of header and section so far */
-	void			*data;
+	struct sframe_table	*table;	/* allocated once the header is in */
 	bool			done;	/* one table per open */
 };
 
@@ -290,7 +303,7 @@ static int sframe_tables_release(struct inode *inode, struct file *file)
 {
 	struct sframe_table_writer *w = ((struct seq_file *)file->private_data)->private;
 
-	kvfree(w->data);
+	kvfree(w->table);
 	kfree(w);
 	return single_release(inode, file);
 }
@@ -346,19 +359,13 @@ static ssize_t sframe_tables_write(struct file *file, const char __user *ubuf,
 		w->got += n;
 		if (w->got < hlen)
 			return n;
-		/* Refuse at once what cannot be loaded, before buffering it. */
-		if (w->hdr.magic != SFRAME_TABLE_MAGIC || !w->hdr.sframe_size) {
+		/* Refuse a bad header at once, before buffering the section. */
+		w->table = sframe_table_alloc(&w->hdr);
+		if (IS_ERR(w->table)) {
+			ret = PTR_ERR(w->table);
+			w->table = NULL;
 			w->done = true;
-			return -EINVAL;
-		}
-		if (w->hdr.sframe_size > SFRAME_TABLE_MAX_SIZE) {
-			w->done = true;
-			return -E2BIG;
-		}
-		w->data = kvmalloc(w->hdr.sframe_size, GFP_KERNEL_ACCOUNT);
-		if (!w->data) {
-			w->done = true;
-			return -ENOMEM;
+			return ret;
 		}
 		ubuf += n;
 		count -= n;
@@ -371,16 +378,16 @@ static ssize_t sframe_tables_write(struct file *file, const char __user *ubuf,
 		w->done = true;
 		return -EINVAL;		/* more than the header said */
 	}
-	if (copy_from_user((u8 *)w->data + (w->got - hlen), ubuf, count))
+	if (copy_from_user(w->table->data + (w->got - hlen), ubuf, count))
 		return -EFAULT;
 	w->got += count;
 	if (w->got < hlen + w->hdr.sframe_size)
 		return n + count;
 
+	/* The section is read into the table itself: no second copy. */
 	w->done = true;
-	ret = sframe_table_add(&w->hdr, w->data);
-	kvfree(w->data);
-	w->data = NULL;
+	ret = sframe_table_add(w->table);
+	w->table = NULL;
 	return ret ?: n + count;
 }
 

@@ -147,6 +147,18 @@ struct sframe_vma_where {
 	unsigned long	hdr_len;
 };
 
+/* A new entry for a file whose executable mapping is held by @load. */
+static struct sframe_vma_info *sframe_info_new(const struct elf64_phdr *load)
+{
+	struct sframe_vma_info *info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+
+	if (info) {
+		refcount_set(&info->ref, 1);
+		info->delta = load->p_vaddr - load->p_offset;
+	}
+	return info;
+}
+
 /*
  * Find the GNU build-id in the PT_NOTE segment @ph of a file loaded at
  * @bias, reading it from user memory. Returns its length (filling @id), 0
@@ -216,13 +228,11 @@ static struct sframe_vma_info *sframe_discover_table(const struct elf64_phdr *ph
 	if (!t)
 		return SFRAME_VMA_NONE;
 
-	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	info = sframe_info_new(load);
 	if (!info) {
 		sframe_table_put(t);
 		return ERR_PTR(-ENOMEM);
 	}
-	refcount_set(&info->ref, 1);
-	info->delta = load->p_vaddr - load->p_offset;
 	info->table = t;
 	/* Checked in full at load; kept relative to the load bias. */
 	sframe_table_section(t, 0, &info->sec);
@@ -311,13 +321,11 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	if (!sframe->p_memsz || sframe->p_vaddr + sframe->p_memsz < sframe->p_vaddr)
 		goto out;
 
-	info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+	info = sframe_info_new(load);
 	if (!info) {
 		info = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	refcount_set(&info->ref, 1);
-	info->delta = load->p_vaddr - load->p_offset;
 
 	/*
 	 * p_memsz may be larger than the section (ld reserves the size before

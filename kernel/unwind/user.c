@@ -294,6 +294,12 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_user_walk);
 
+/* Kernel threads, user workers and tasks without an mm have no user stack. */
+static bool unwind_user_refused(void)
+{
+	return (current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm;
+}
+
 /**
  * unwind_user_start - the start of a walk of the current task's user stack
  * @state: filled in with the user state in @regs
@@ -310,7 +316,7 @@ EXPORT_SYMBOL_IF_KUNIT(unwind_user_walk);
  */
 int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
 {
-	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm)
+	if (unwind_user_refused())
 		return -EINVAL;
 
 	state->ws = arch_unwind_user_word_size(regs);
@@ -353,8 +359,7 @@ int unwind_user_from(const struct unwind_user_state *start,
 	struct unwind_user_state state = *start;
 
 	trace->nr = 0;
-	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER)) || !current->mm ||
-	    !state.ws)
+	if (unwind_user_refused() || !state.ws)
 		return -EINVAL;
 	state.topmost = true;
 	return unwind_user_walk(&state, trace, max_entries);

@@ -819,6 +819,17 @@ static void sf_corrupt_every_byte(struct kunit *test)
 }
 
 #ifndef SFRAME_USER_SHIM	/* the store is kernel code: not in the user-space run */
+/* Load @data as the section of a table with header @h: 0 or -errno. */
+static int sf_table_load(const struct sframe_table_hdr *h, const void *data)
+{
+	struct sframe_table *t = sframe_table_alloc(h);
+
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	memcpy(t->data, data, h->sframe_size);
+	return sframe_table_add(t);
+}
+
 /* The same rule from a loaded table as from the section in user memory. */
 static void sf_expect_same(struct kunit *test, const struct sframe_section *tab,
 			   struct sf_test *t, unsigned long ip)
@@ -859,27 +870,27 @@ static void sf_table_store(struct kunit *test)
 	/* Refused, changing nothing. */
 	bad = h;
 	bad.version = 2;
-	KUNIT_EXPECT_EQ(test, sframe_table_add(&bad, t->buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sf_table_load(&bad, t->buf), -EINVAL);
 	bad = h;
 	bad.build_id_len = SFRAME_TABLE_BUILD_ID_MAX + 1;
-	KUNIT_EXPECT_EQ(test, sframe_table_add(&bad, t->buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sf_table_load(&bad, t->buf), -EINVAL);
 	bad = h;
 	bad.sframe_size = 17 << 20;
-	KUNIT_EXPECT_EQ(test, sframe_table_add(&bad, t->buf), -E2BIG);
+	KUNIT_EXPECT_EQ(test, sf_table_load(&bad, t->buf), -E2BIG);
 	corrupt = kunit_kmalloc(test, t->len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, corrupt);
 	memcpy(corrupt, t->buf, t->len);
 	corrupt[0] ^= 0xff;
-	KUNIT_EXPECT_EQ(test, sframe_table_add(&h, corrupt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sf_table_load(&h, corrupt), -EINVAL);
 	memcpy(corrupt, t->buf, t->len);
 	sf_poke32(t, t->fde0 + 4, 0x7fffffff);	/* a function past the text */
-	KUNIT_EXPECT_EQ(test, sframe_table_add(&h, t->buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sf_table_load(&h, t->buf), -EINVAL);
 	memcpy(t->buf, corrupt, t->len);
 	KUNIT_EXPECT_NULL(test, sframe_table_get(h.build_id, h.build_id_len));
 
 	/* Loaded once, found by its build-id only. */
-	KUNIT_ASSERT_EQ(test, sframe_table_add(&h, t->buf), 0);
-	KUNIT_EXPECT_EQ(test, sframe_table_add(&h, t->buf), -EEXIST);
+	KUNIT_ASSERT_EQ(test, sf_table_load(&h, t->buf), 0);
+	KUNIT_EXPECT_EQ(test, sf_table_load(&h, t->buf), -EEXIST);
 	KUNIT_EXPECT_NULL(test, sframe_table_get(other, sizeof(other)));
 	KUNIT_EXPECT_NULL(test, sframe_table_get(h.build_id, h.build_id_len - 1));
 	tb = sframe_table_get(h.build_id, h.build_id_len);
