@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest.h"
+#include "user_stack.h"
 
 #define CTL	"/sys/kernel/debug/unwind_deferred_test/ctl"
 #define LOG	"/sys/kernel/debug/unwind_deferred_test/log"
@@ -1148,13 +1149,7 @@ static long sig_read(int fd)
 	char ch;
 
 	sig_expected[1] = (unsigned long)__builtin_return_address(0);
-	asm volatile("lea 1f(%%rip), %[ip]\n\t"
-		     "syscall\n"
-		     "1:"
-		     : [ip] "=&r" (ip), "=a" (ret)
-		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (&ch),
-		       "d" (sig_one())
-		     : "rcx", "r11", "memory");
+	ret = syscall3_here(SYS_read, fd, &ch, sig_one(), ip);
 	sig_expected[0] = ip;
 	return ret;
 }
@@ -1272,12 +1267,7 @@ static long late_syscall(long nr, long a0, void *a1, long a2, int slot)
 	unsigned long ip;
 	long ret;
 
-	asm volatile("lea 1f(%%rip), %[ip]\n\t"
-		     "syscall\n"
-		     "1:"
-		     : [ip] "=&r" (ip), "=a" (ret)
-		     : "a" (nr), "D" (a0), "S" (a1), "d" (a2)
-		     : "rcx", "r11", "memory");
+	ret = syscall3_here(nr, a0, a1, a2, ip);
 	late_expected[slot] = ip;
 	return ret;
 }

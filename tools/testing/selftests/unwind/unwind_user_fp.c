@@ -90,13 +90,7 @@ static void sig_handler(int sig)
 	unsigned long ip;
 	long ret;
 
-	asm volatile("lea 1f(%%rip), %[ip]\n\t"
-		     "syscall\n"
-		     "1:"
-		     : [ip] "=&r" (ip), "=a" (ret)
-		     : "a" ((long)SYS_read), "D" ((long)fd), "S" (buf),
-		       "d" (sizeof(buf) - sig_one())
-		     : "rcx", "r11", "memory");
+	ret = syscall3_here(SYS_read, fd, buf, sizeof(buf) - sig_one(), ip);
 	sig_expected[0] = ip;
 	nread = ret;
 }
@@ -104,16 +98,9 @@ static void sig_handler(int sig)
 static void sb(void)
 {
 	unsigned long ip;
-	long ret;
 
 	sig_expected[2] = (unsigned long)__builtin_return_address(0);
-	asm volatile("lea 1f(%%rip), %[ip]\n\t"
-		     "syscall\n"
-		     "1:"
-		     : [ip] "=&r" (ip), "=a" (ret)
-		     : "a" ((long)SYS_tgkill), "D" ((long)getpid()),
-		       "S" ((long)syscall(SYS_gettid)), "d" ((long)SIGUSR1)
-		     : "rcx", "r11", "memory");
+	syscall3_here(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR1, ip);
 	sig_expected[1] = ip;
 }
 

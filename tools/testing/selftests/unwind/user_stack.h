@@ -78,4 +78,26 @@ static inline unsigned int user_stack_parse(char *buf, long len,
 	return nr;
 }
 
+#ifdef __x86_64__
+/*
+ * System call @nr with up to three arguments, made by a system call
+ * instruction right here in the caller; @ip is set to the address after
+ * it, where a walk from inside the call starts. Its value is the call's.
+ * A macro, so that the instruction is in the caller whatever is inlined.
+ */
+#define syscall3_here(nr, a0, a1, a2, ip)				\
+	({								\
+		long __ret;						\
+									\
+		asm volatile("lea 1f(%%rip), %[addr]\n\t"			\
+			     "syscall\n"					\
+			     "1:"						\
+			     : [addr] "=&r" (ip), "=a" (__ret)			\
+			     : "a" ((long)(nr)), "D" ((long)(a0)),		\
+			       "S" ((long)(a1)), "d" ((long)(a2))		\
+			     : "rcx", "r11", "memory");				\
+		__ret;							\
+	})
+#endif
+
 #endif /* _SELFTESTS_UNWIND_USER_STACK_H */
