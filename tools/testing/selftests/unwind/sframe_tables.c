@@ -31,9 +31,8 @@
 #include <sys/wait.h>
 
 #include "../kselftest.h"
-#include "user_stack.h"
+#include "sframe_chain.h"
 
-#define DEPTH		4	/* c, b, a, main */
 #define DEV		"/dev/sframe_tables"
 #define MAXBYTES	"/proc/sys/kernel/sframe_tables_max_bytes"
 #define PT_GNU_SFRAME_	0x6474e554
@@ -52,8 +51,6 @@ struct table_hdr {
 	uint64_t	text_size;
 };
 
-static unsigned long expected[DEPTH];
-
 /* Report a failed check; returns 0 for the test's result. */
 static int __printf(1, 2) fail(const char *fmt, ...)
 {
@@ -64,36 +61,6 @@ static int __printf(1, 2) fail(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	return 0;
-}
-
-static char buf[4096];
-static long nread;
-static int fd;
-
-static void c(void)
-{
-	unsigned long ip;
-
-	USE_STACK(40);
-	expected[1] = (unsigned long)__builtin_return_address(0);
-	nread = read_without_fp(fd, buf, sizeof(buf) - 1, ip);
-	expected[0] = ip;
-}
-
-static void b(void)
-{
-	USE_STACK(200);
-	expected[2] = (unsigned long)__builtin_return_address(0);
-	c();
-	asm volatile("" ::: "memory");	/* no tail call */
-}
-
-static void a(void)
-{
-	USE_STACK(1000);
-	expected[3] = (unsigned long)__builtin_return_address(0);
-	b();
-	asm volatile("" ::: "memory");
 }
 
 /* One walk from c(): how many frames match the chain from the innermost. */

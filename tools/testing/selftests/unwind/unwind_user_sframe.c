@@ -23,40 +23,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest.h"
-#include "user_stack.h"
-
-#define DEPTH		4	/* c, b, a, main */
-
-static unsigned long expected[DEPTH];
-static char buf[4096];
-static long nread;
-static int fd;
-
-static void c(void)
-{
-	unsigned long ip;
-
-	USE_STACK(40);
-	expected[1] = (unsigned long)__builtin_return_address(0);
-	nread = read_without_fp(fd, buf, sizeof(buf) - 1, ip);
-	expected[0] = ip;
-}
-
-static void b(void)
-{
-	USE_STACK(200);
-	expected[2] = (unsigned long)__builtin_return_address(0);
-	c();
-	asm volatile("" ::: "memory");	/* no tail call */
-}
-
-static void a(void)
-{
-	USE_STACK(1000);
-	expected[3] = (unsigned long)__builtin_return_address(0);
-	b();
-	asm volatile("" ::: "memory");
-}
+#include "sframe_chain.h"
 
 /* Walk from c(); the number of frames matching the chain from the innermost. */
 static int walk(void)
