@@ -191,7 +191,8 @@ struct sframe_vma_info;
  * @info:	its SFrame section, with a reference, or NULL
  * @bias:	the load bias of its file
  * @none:	the mapping has no usable section
- * @cache:	the lookups' cache for its section
+ * @cache:	the lookups' cache for its file's own section
+ * @tcache:	the lookups' cache for the table loaded for its file
  */
 struct unwind_user_sframe {
 	unsigned long		start;
@@ -200,6 +201,7 @@ struct unwind_user_sframe {
 	unsigned long		bias;
 	bool			none;
 	struct sframe_cache	cache;
+	struct sframe_cache	tcache;
 };
 
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,

@@ -70,18 +70,28 @@
 #define SFRAME_MAX_SEGMENTS	16
 
 /**
- * struct sframe_vma_info - the SFrame section of one executable mapping
+ * struct sframe_vma_info - the SFrame tables of one executable mapping
  * @ref:	references: one per VMA that points here, one per walk using it
  * @delta:	p_vaddr - p_offset of the PT_LOAD that holds the mapping
- * @sec:	the section, its four addresses relative to the load bias
- * @table:	the loaded table that @sec reads, with a reference, or NULL
- *		for the file's own section
+ * @own:	@sec is valid: the file's own section
+ * @sec:	the file's own section, its four addresses relative to the
+ *		load bias
+ * @table:	a table loaded for the file's build-id, with a reference, or
+ *		NULL
+ * @tsec:	@table as a section, relative to the load bias like @sec
+ *
+ * An address is looked up in the file's own section first, then in the
+ * loaded table: an assembler leaves some code out of the section it makes
+ * (the PLT; in a static program, everything linked from objects built
+ * without SFrame), and the table made from .eh_frame describes it.
  */
 struct sframe_vma_info {
 	refcount_t		ref;
 	unsigned long		delta;
+	bool			own;
 	struct sframe_section	sec;
 	struct sframe_table	*table;
+	struct sframe_section	tsec;
 };
 
 /* vma->sframe_info of a mapping examined and found to have no section. */
@@ -205,42 +215,74 @@ out:
 }
 
 /*
- * The entry for a file with no SFrame section of its own whose build-id
- * has a loaded table. Returns it, SFRAME_VMA_NONE, or an ERR_PTR() for a
- * failure that may pass.
+ * Add the table loaded for the build-id of the file (its ELF program headers
+ * @phdrs, loaded at @bias) to @info, if there is one. Returns 0, or a
+ * negative error for a failure that may pass (the notes unreadable, no
+ * memory).
  */
-static struct sframe_vma_info *sframe_discover_table(const struct elf64_phdr *phdrs,
-						     int phnum, unsigned long bias,
-						     const struct elf64_phdr *load)
+static int sframe_discover_table(const struct elf64_phdr *phdrs, int phnum,
+				 unsigned long bias, struct sframe_vma_info *info)
 {
 	u8 id[SFRAME_TABLE_BUILD_ID_MAX];
-	struct sframe_vma_info *info;
-	struct sframe_table *t = NULL;
+	struct sframe_table *t;
 	int i, len = 0;
 
 	for (i = 0; i < phnum && !len; i++)
 		if (phdrs[i].p_type == PT_NOTE)
 			len = sframe_build_id(&phdrs[i], bias, id);
-	if (len < 0)
-		return ERR_PTR(len);
-	if (len)
-		t = sframe_table_get(id, len);
+	if (len <= 0)
+		return len;
+	t = sframe_table_get(id, len);
 	if (!t)
-		return SFRAME_VMA_NONE;
-
-	info = sframe_info_new(load);
-	if (!info) {
+		return 0;
+	/* Checked in full at load; kept relative to the load bias. */
+	sframe_table_section(t, 0, &info->tsec);
+	if (sframe_init(&info->tsec)) {
 		sframe_table_put(t);
-		return ERR_PTR(-ENOMEM);
+		return 0;
 	}
 	info->table = t;
-	/* Checked in full at load; kept relative to the load bias. */
-	sframe_table_section(t, 0, &info->sec);
-	if (sframe_init(&info->sec)) {
-		sframe_info_put(info);
-		return SFRAME_VMA_NONE;
-	}
-	return info;
+	return 0;
+}
+
+/*
+ * Set @info's own section from the file's PT_GNU_SFRAME @sframe, when it is
+ * usable. Returns 0 (usable or not), or -EFAULT when the section could not
+ * be read now: that may pass.
+ */
+static int sframe_discover_own(struct sframe_vma_info *info,
+			       const struct elf64_phdr *sframe,
+			       const struct elf64_phdr *load, unsigned long bias,
+			       const struct sframe_vma_where *where)
+{
+	struct sframe_section *sec = &info->sec;
+	int ret;
+
+	if (!sframe->p_memsz || sframe->p_vaddr + sframe->p_memsz < sframe->p_vaddr)
+		return 0;
+	/*
+	 * p_memsz may be larger than the section (ld reserves the size before
+	 * merging); the header's own counts bound it within that.
+	 */
+	sec->sframe_start = bias + sframe->p_vaddr;
+	sec->sframe_end = sec->sframe_start + sframe->p_memsz;
+	sec->text_start = max(bias + load->p_vaddr, where->start);
+	sec->text_end = min(bias + load->p_vaddr + load->p_memsz, where->end);
+	if (sec->sframe_end < sec->sframe_start)
+		return 0;
+	ret = sframe_init(sec);
+	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
+		ret = sframe_validate(sec);
+	/* An unreadable section may be readable later; a bad one is not. */
+	if (ret)
+		return ret == -EFAULT ? -EFAULT : 0;
+	/* Keep it relative to the load bias: the VMA may be copied or moved. */
+	sec->sframe_start -= bias;
+	sec->sframe_end -= bias;
+	sec->text_start -= bias;
+	sec->text_end -= bias;
+	info->own = true;
+	return 0;
 }
 
 /*
@@ -313,45 +355,24 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	if (where->hdr != bias + round_down(first->p_vaddr, PAGE_SIZE))
 		goto out;
 
-	/* The file's own section first; else a table loaded for it. */
-	if (!sframe) {
-		info = sframe_discover_table(phdrs, ehdr.e_phnum, bias, load);
-		goto out;
-	}
-	if (!sframe->p_memsz || sframe->p_vaddr + sframe->p_memsz < sframe->p_vaddr)
-		goto out;
-
 	info = sframe_info_new(load);
 	if (!info) {
 		info = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-
-	/*
-	 * p_memsz may be larger than the section (ld reserves the size before
-	 * merging); the header's own counts bound it within that.
-	 */
-	info->sec.sframe_start = bias + sframe->p_vaddr;
-	info->sec.sframe_end = info->sec.sframe_start + sframe->p_memsz;
-	info->sec.text_start = max(bias + load->p_vaddr, where->start);
-	info->sec.text_end = min(bias + load->p_vaddr + load->p_memsz, where->end);
-	ret = -EINVAL;
-	if (info->sec.sframe_end >= info->sec.sframe_start) {
-		ret = sframe_init(&info->sec);
-		if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
-			ret = sframe_validate(&info->sec);
-	}
+	ret = sframe_discover_table(phdrs, ehdr.e_phnum, bias, info);
+	if (!ret && sframe)
+		ret = sframe_discover_own(info, sframe, load, bias, where);
 	if (ret) {
-		kfree(info);
-		/* An unreadable section may be readable later; a bad one is not. */
-		info = ret == -EFAULT ? ERR_PTR(-EFAULT) : SFRAME_VMA_NONE;
+		/* Unreadable or no memory now may pass: keep nothing. */
+		sframe_info_put(info);
+		info = ERR_PTR(ret);
 		goto out;
 	}
-	/* Keep it relative to the load bias: the VMA may be copied or moved. */
-	info->sec.sframe_start -= bias;
-	info->sec.sframe_end -= bias;
-	info->sec.text_start -= bias;
-	info->sec.text_end -= bias;
+	if (!info->own && !info->table) {
+		sframe_info_put(info);
+		info = SFRAME_VMA_NONE;
+	}
 out:
 	kfree(phdrs);
 	return info;
@@ -566,6 +587,39 @@ static void sframe_drop(unsigned long ip, struct sframe_vma_info *info)
 	sframe_vma_unlock(mm, vma, locked);
 }
 
+/* Look @ip up in @rel, one of w->info's sections, with its cache. */
+static int sframe_vma_find_in(struct unwind_user_sframe *w,
+			      const struct sframe_section *rel,
+			      struct sframe_cache *cache, unsigned long ip,
+			      struct unwind_user_frame *frame)
+{
+	struct sframe_section sec;
+	int ret;
+
+	/*
+	 * The return address answered last time in this mapping (recursion):
+	 * its row again, before even rebuilding the section's addresses.
+	 */
+	if (cache->have_ip && cache->ip == ip) {
+		if (!cache->ret)
+			*frame = cache->frame;
+		return cache->ret;
+	}
+
+	sec = *rel;
+	sec.sframe_start += w->bias;
+	sec.sframe_end += w->bias;
+	sec.text_start += w->bias;
+	sec.text_end += w->bias;
+	ret = sframe_find_cached(&sec, cache, ip, frame);
+	/* A malformed section is dropped for good; what was walked stays. */
+	if (ret == -EINVAL) {
+		sframe_drop(ip, w->info);
+		w->none = true;
+	}
+	return ret;
+}
+
 /**
  * unwind_user_sframe_find - the frame rule for a user address, from SFrame
  * @w: the walk's cache, zeroed before the first call
@@ -584,7 +638,6 @@ static void sframe_drop(unsigned long ip, struct sframe_vma_info *info)
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 			    struct unwind_user_frame *frame)
 {
-	struct sframe_section sec;
 	int ret;
 
 	if (!current->mm)
@@ -597,28 +650,13 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 	}
 	if (w->none)
 		return -ENOENT;
-	/*
-	 * The return address answered last time in this mapping (recursion):
-	 * its row again, before even rebuilding the section's addresses.
-	 */
-	if (w->cache.have_ip && w->cache.ip == ip) {
-		if (!w->cache.ret)
-			*frame = w->cache.frame;
-		return w->cache.ret;
+	if (w->info->own) {
+		ret = sframe_vma_find_in(w, &w->info->sec, &w->cache, ip, frame);
+		/* Code the section leaves out may be in the loaded table. */
+		if (ret != -ENOENT || !w->info->table)
+			return ret;
 	}
-
-	sec = w->info->sec;
-	sec.sframe_start += w->bias;
-	sec.sframe_end += w->bias;
-	sec.text_start += w->bias;
-	sec.text_end += w->bias;
-	ret = sframe_find_cached(&sec, &w->cache, ip, frame);
-	/* A malformed section is dropped for good; what was walked stays. */
-	if (ret == -EINVAL) {
-		sframe_drop(ip, w->info);
-		w->none = true;
-	}
-	return ret;
+	return sframe_vma_find_in(w, &w->info->tsec, &w->tcache, ip, frame);
 }
 
 /**
@@ -633,6 +671,7 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->end = 0;
 	w->none = false;
 	memset(&w->cache, 0, sizeof(w->cache));
+	memset(&w->tcache, 0, sizeof(w->tcache));
 }
 
 #ifdef CONFIG_UNWIND_DEFERRED_BENCH
