@@ -74,9 +74,11 @@ done
 mutant() {
 	local name=$1 file=$2 dir=$OUT/mutants/$1 caught=
 	rm -rf "$dir"
-	mkdir -p "$dir/src"
-	cp "$MAIN"/tools/unwind/* "$dir/src/"
-	if ! python3 - "$dir/src/$file" "$3" "$4" <<'PY'
+	# The tree's shape: load.c includes the UAPI header by its path.
+	mkdir -p "$dir/src/tools/unwind" "$dir/src/include/uapi/linux"
+	cp "$MAIN"/tools/unwind/* "$dir/src/tools/unwind/"
+	cp "$MAIN/include/uapi/linux/sframe_table.h" "$dir/src/include/uapi/linux/"
+	if ! python3 - "$dir/src/tools/unwind/$file" "$3" "$4" <<'PY'
 import sys
 p, old, new = sys.argv[1:]
 s = open(p).read()
@@ -88,7 +90,7 @@ PY
 		echo "FAIL ehframe.mutant.$name: mutation site not found"
 		return
 	fi
-	if ! make -s -C "$dir/src" OUTPUT="$dir/" >"$dir/build.log" 2>&1; then
+	if ! make -s -C "$dir/src/tools/unwind" OUTPUT="$dir/" >"$dir/build.log" 2>&1; then
 		echo "FAIL ehframe.mutant.$name: does not build"
 		return
 	fi

@@ -83,6 +83,12 @@ static int find_section(Elf *elf, const char *file, const char *want,
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
+	/*
+	 * libelf keeps its last error until it is read: clear one left by an
+	 * earlier file (or a probe that was allowed to fail), so that only
+	 * this walk's own error is seen below.
+	 */
+	elf_errno();
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		goto bad;
 	while ((scn = elf_nextscn(elf, scn))) {

@@ -61,11 +61,24 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: eh2sframe [-q] [-v] [-o OUT] FILE...\n"
+		"       eh2sframe --load [-q] [-v] [--needed] [FILE...] [--pid PID]... [--all]\n"
+		"       eh2sframe --remove [-q] [--needed] FILE|BUILD-ID...\n"
+		"       eh2sframe --list\n"
 		"  Convert each FILE's .eh_frame (and .debug_frame) to SFrame and\n"
 		"  print what was converted and what was left out, and why.\n"
-		"  -o OUT   write the SFrame section (version 2) to OUT (one FILE)\n"
-		"  -q       print only errors\n"
-		"  -v       also list every FDE and row with what became of it\n");
+		"  -o OUT      write the SFrame section (version 2) to OUT (one FILE)\n"
+		"  -q          print only errors\n"
+		"  -v          also list every FDE and row with what became of it\n"
+		"  -l, --load  load each file's table into the kernel's store for its\n"
+		"              build-id (needs CAP_PERFMON or CAP_SYS_ADMIN); one line\n"
+		"              says what was loaded and what was left out\n"
+		"  --needed    also each program's interpreter and the libraries it\n"
+		"              needs; a program without '/' is looked up in PATH\n"
+		"  -p, --pid PID  the files process PID maps executable\n"
+		"  -a, --all   the files every process maps executable\n"
+		"  --remove    remove the tables of these files (or build-ids)\n"
+		"  --list      list the loaded tables: build-id, bytes, mappings\n"
+		"  --device DEV  the store (default /dev/sframe_tables)\n");
 }
 
 static struct sfw_rule frame_rule(const struct cfi_row *r)
@@ -216,8 +229,8 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 100.0;
 }
 
-static void report(const char *name, const struct cfi_file *cf,
-		   const struct stats *st, const char *build_id)
+static void report_file(const char *name, const struct cfi_file *cf,
+			const struct stats *st, const char *build_id)
 {
 	size_t left_rows = st->rows - st->rows_conv;
 	int i;
@@ -249,16 +262,16 @@ static void report(const char *name, const struct cfi_file *cf,
 	}
 }
 
-/* The GNU build-id as hex, or "none". */
-static void build_id(Elf *elf, char *out, size_t size)
+/* The GNU build-id of @elf into @id (@len 0: none). */
+static void elf_build_id(Elf *elf, uint8_t *id, size_t *len)
 {
 	size_t i, n, phnum;
 
-	snprintf(out, size, "none");
+	*len = 0;
 	if (elf_getphdrnum(elf, &phnum))
 		return;
 	for (i = 0; i < phnum; i++) {
-		size_t off = 0, name_off, desc_off, j;
+		size_t off = 0, name_off, desc_off;
 		GElf_Nhdr nh;
 		GElf_Phdr ph;
 		Elf_Data *d;
@@ -271,18 +284,61 @@ static void build_id(Elf *elf, char *out, size_t size)
 			continue;
 		while ((n = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
 			const char *nm = (const char *)d->d_buf + name_off;
-			const uint8_t *desc = (const uint8_t *)d->d_buf + desc_off;
 
 			off = n;
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
 			    memcmp(nm, "GNU", 4) || !nh.n_descsz ||
-			    nh.n_descsz * 2 + 1 > size)
+			    nh.n_descsz > TABLE_BUILD_ID_MAX)
 				continue;
-			for (j = 0; j < nh.n_descsz; j++)
-				snprintf(out + 2 * j, 3, "%02x", desc[j]);
+			memcpy(id, (const uint8_t *)d->d_buf + desc_off,
+			       nh.n_descsz);
+			*len = nh.n_descsz;
 			return;
 		}
 	}
+}
+
+/**
+ * build_id_hex - a build-id in lower-case hex, or "none"
+ * @id:		the build-id
+ * @len:	its bytes, at most %TABLE_BUILD_ID_MAX
+ * @hex:	room for 2 * @len + 1 characters, and at least 5
+ */
+void build_id_hex(const uint8_t *id, size_t len, char *hex)
+{
+	size_t i;
+
+	memcpy(hex, "none", sizeof("none"));
+	for (i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+}
+
+/**
+ * file_build_id - the GNU build-id of the ELF file @path
+ * @path:	the file
+ * @id:		room for %TABLE_BUILD_ID_MAX bytes
+ * @len:	set to its length, 0 when it has none
+ *
+ * Return: 0, or -1 when the file cannot be read as ELF.
+ */
+int file_build_id(const char *path, uint8_t *id, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	elf_build_id(elf, id, len);
+	elf_end(elf);
+	close(fd);
+	return 0;
 }
 
 /*
@@ -336,23 +392,34 @@ static int write_out(const char *path, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static int convert(const char *name, const char *out, bool quiet)
+/**
+ * make_table - make the SFrame table of the ELF file @name
+ * @name:	the file
+ * @report:	print its coverage and the table's figures
+ * @t:		filled in; release with table_free()
+ *
+ * Errors (not an x86-64 ELF executable or shared object, truncated, no or
+ * malformed CFI) are printed.
+ *
+ * Return: 0, or -1 on an error.
+ */
+int make_table(const char *name, bool report, struct table *t)
 {
+	struct plt_range plt[PLT_SECTIONS_MAX];
 	struct cfi_file cf = { 0 };
 	struct stats st = { 0 };
 	struct sfw *w = NULL;
-	uint8_t *buf = NULL;
-	uint64_t base = 0;
-	char id[2 * 64 + 1];
+	char id[2 * TABLE_BUILD_ID_MAX + 1];
+	size_t i, nplt;
 	GElf_Ehdr eh;
-	size_t len, i;
 	Elf *elf;
-	int fd, ret = 1;
+	int fd, ret = -1;
 
-	fd = open(name, O_RDONLY);
+	memset(t, 0, sizeof(*t));
+	fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s\n", name, strerror(errno));
-		return 1;
+		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -383,31 +450,46 @@ static int convert(const char *name, const char *out, bool quiet)
 			goto out;
 		}
 	}
+	nplt = plt_find(elf, &cf, plt, PLT_SECTIONS_MAX);
+	for (i = 0; i < nplt; i++) {
+		if (plt_add(w, &plt[i])) {
+			fprintf(stderr, "%s: cannot encode %s\n", name,
+				plt[i].name);
+			goto out;
+		}
+	}
 	/* Starts as the file's own addresses when they fit in 32 bits. */
-	if (sfw_write(w, 0, &buf, &len)) {
-		base = cf.text_lo;
-		if (sfw_write(w, base, &buf, &len)) {
+	if (sfw_write(w, 0, &t->buf, &t->len)) {
+		t->sframe_vaddr = cf.text_lo;
+		if (sfw_write(w, t->sframe_vaddr, &t->buf, &t->len)) {
 			fprintf(stderr, "%s: cannot write the table\n", name);
 			goto out;
 		}
 	}
-	if (!quiet) {
-		build_id(elf, id, sizeof(id));
-		report(name, &cf, &st, id);
-		printf("  table: version=2 size=%zu fdes=%zu fres=%zu", len,
+	t->text_vaddr = cf.text_lo;
+	t->text_size = cf.text_hi - cf.text_lo;
+	t->fdes = sfw_nfdes(w);
+	elf_build_id(elf, t->id, &t->id_len);
+	if (report) {
+		build_id_hex(t->id, t->id_len, id);
+		report_file(name, &cf, &st, id);
+		for (i = 0; i < nplt; i++)
+			printf("  %s: %" PRIu64 " bytes of PLT stubs without CFI, %s\n",
+			       plt[i].name, plt[i].end - plt[i].start,
+			       "described as jumps (CFA rsp+8)");
+		printf("  table: version=2 size=%zu fdes=%zu fres=%zu", t->len,
 		       sfw_nfdes(w), sfw_nfres(w));
 		printf(" sframe_vaddr=%#" PRIx64 " text_vaddr=%#" PRIx64,
-		       base, cf.text_lo);
-		printf(" text_size=%#" PRIx64 "\n", cf.text_hi - cf.text_lo);
+		       t->sframe_vaddr, t->text_vaddr);
+		printf(" text_size=%#" PRIx64 "\n", t->text_size);
 	}
-	if (out && write_out(out, buf, len))
-		goto out;
 	ret = 0;
 	goto out;
 nomem:
 	fprintf(stderr, "%s: out of memory\n", name);
 out:
-	free(buf);
+	if (ret)
+		table_free(t);
 	sfw_free(w);
 	cfi_free(&cf);
 	if (elf)
@@ -416,20 +498,52 @@ out:
 	return ret;
 }
 
+/**
+ * table_free - release what make_table() allocated
+ * @t:	the table
+ */
+void table_free(struct table *t)
+{
+	free(t->buf);
+	t->buf = NULL;
+	t->len = 0;
+}
+
+static int convert(const char *name, const char *out, bool quiet)
+{
+	struct table t;
+	int ret;
+
+	if (make_table(name, !quiet, &t))
+		return 1;
+	ret = out && write_out(out, t.buf, t.len) ? 1 : 0;
+	table_free(&t);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_NEEDED = 256, OPT_REMOVE, OPT_LIST, OPT_DEVICE };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "load", no_argument, NULL, 'l' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "needed", no_argument, NULL, OPT_NEEDED },
+		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ }
 	};
+	struct load_opts lo = { .device = "/dev/sframe_tables" };
+	int c, i, ret = 0, nfiles, mode = 0;
 	const char *out = NULL;
 	bool quiet = false;
-	int c, i, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "o:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qvhlp:a", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -443,20 +557,70 @@ int main(int argc, char **argv)
 		case 'h':
 			print_usage(stdout);
 			return 0;
+		case 'l':
+		case OPT_REMOVE:
+		case OPT_LIST:
+			if (mode && mode != c)
+				goto usage;
+			mode = c;
+			break;
+		case 'p':
+			lo.pids = realloc(lo.pids, (lo.npids + 1) * sizeof(*lo.pids));
+			if (!lo.pids)
+				return 1;
+			lo.pids[lo.npids++] = optarg;
+			break;
+		case 'a':
+			lo.all = true;
+			break;
+		case OPT_NEEDED:
+			lo.needed = true;
+			break;
+		case OPT_DEVICE:
+			lo.device = optarg;
+			break;
 		default:
-			print_usage(stderr);
-			return 2;
+			goto usage;
 		}
 	}
-	if (optind >= argc || (out && argc - optind != 1)) {
-		print_usage(stderr);
-		return 2;
-	}
+	nfiles = argc - optind;
+	if (mode && out)
+		goto usage;
+	if (mode != 'l' && (lo.npids || lo.all))
+		goto usage;
+	if (!mode && lo.needed)
+		goto usage;
+	if (mode == OPT_LIST ? nfiles : mode == 'l' ?
+	    !nfiles && !lo.npids && !lo.all : !nfiles)
+		goto usage;
+	if (out && nfiles != 1)
+		goto usage;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		fprintf(stderr, "eh2sframe: libelf is too old\n");
 		return 1;
 	}
-	for (i = optind; i < argc; i++)
-		ret |= convert(argv[i], out, quiet);
+	lo.quiet = quiet;
+	lo.verbose = verbose;
+	verbose = false;	/* the per-row listing is for conversion only */
+	switch (mode) {
+	case 'l':
+		ret = load_tables(&lo, argv + optind, nfiles);
+		break;
+	case OPT_REMOVE:
+		ret = remove_tables(&lo, argv + optind, nfiles);
+		break;
+	case OPT_LIST:
+		ret = list_tables(&lo);
+		break;
+	default:
+		verbose = lo.verbose;
+		for (i = optind; i < argc; i++)
+			ret |= convert(argv[i], out, quiet);
+	}
+	free(lo.pids);
 	return ret;
+usage:
+	print_usage(stderr);
+	free(lo.pids);
+	return 2;
 }

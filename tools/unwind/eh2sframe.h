@@ -163,4 +163,82 @@ int sfw_write(struct sfw *w, uint64_t base, uint8_t **buf, size_t *len);
 size_t sfw_nfdes(const struct sfw *w);
 size_t sfw_nfres(const struct sfw *w);
 
+/* plt.c: PLT stubs that no CFI describes. */
+
+/**
+ * struct plt_range - a section of PLT stubs without CFI
+ * @start:	its first address
+ * @end:	one past its last
+ * @name:	the section's name
+ */
+struct plt_range {
+	uint64_t	start;
+	uint64_t	end;
+	const char	*name;
+};
+
+/* .plt, .plt.got, .plt.sec, .iplt: at most that many sections. */
+#define PLT_SECTIONS_MAX	4
+
+size_t plt_find(void *elf, const struct cfi_file *cf, struct plt_range *out,
+		size_t max);
+int plt_add(struct sfw *w, const struct plt_range *r);
+
+/* eh2sframe.c: one file's table, as the store takes it. */
+
+#define TABLE_BUILD_ID_MAX	64
+
+/**
+ * struct table - the SFrame table made for one file
+ * @buf:		the section (malloc()ed)
+ * @len:		its bytes
+ * @sframe_vaddr:	the address its function starts are relative to
+ * @text_vaddr:		first code address it describes (load bias 0)
+ * @text_size:		bytes of code it describes
+ * @fdes:		SFrame FDEs in it
+ * @id:			the file's GNU build-id
+ * @id_len:		its bytes; 0 when the file has none
+ */
+struct table {
+	uint8_t		*buf;
+	size_t		len;
+	uint64_t	sframe_vaddr;
+	uint64_t	text_vaddr;
+	uint64_t	text_size;
+	size_t		fdes;
+	uint8_t		id[TABLE_BUILD_ID_MAX];
+	size_t		id_len;
+};
+
+int make_table(const char *name, bool report, struct table *t);
+void table_free(struct table *t);
+int file_build_id(const char *path, uint8_t *id, size_t *len);
+void build_id_hex(const uint8_t *id, size_t len, char *hex);
+
+/* load.c: the kernel's store of tables, /dev/sframe_tables. */
+
+/**
+ * struct load_opts - what --load, --remove and --list work on
+ * @device:	the store's device
+ * @needed:	add each program's interpreter and needed libraries
+ * @all:	add the executable mappings of every process
+ * @quiet:	print errors only
+ * @verbose:	print each file's coverage and what became of it
+ * @pids:	add the executable mappings of these processes
+ * @npids:	how many
+ */
+struct load_opts {
+	const char	*device;
+	bool		needed;
+	bool		all;
+	bool		quiet;
+	bool		verbose;
+	char		**pids;
+	int		npids;
+};
+
+int load_tables(const struct load_opts *o, char **names, int n);
+int remove_tables(const struct load_opts *o, char **names, int n);
+int list_tables(const struct load_opts *o);
+
 #endif /* EH2SFRAME_H */

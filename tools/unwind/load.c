@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eh2sframe --load, --remove, --list: the kernel's store of SFrame tables,
+ * /dev/sframe_tables (Documentation/trace/unwind_user_sframe.rst).
+ *
+ * A table is written as a struct sframe_table_hdr followed by the section,
+ * one table per open of the device, and is keyed by the file's GNU
+ * build-id: it then serves every process, now or later, that maps a file
+ * with that build-id. Opening the device needs CAP_PERFMON or
+ * CAP_SYS_ADMIN.
+ *
+ * Which files: the ones named, and with --needed their program
+ * interpreter and the libraries they need (DT_NEEDED, found as ld.so finds
+ * them), with --pid the files a process has mapped executable, with --all
+ * those of every process.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../include/uapi/linux/sframe_table.h"
+#include "eh2sframe.h"
+
+/* A list of strings, each malloc()ed, without duplicates. */
+struct strs {
+	char	**v;
+	size_t	n;
+	size_t	cap;
+};
+
+static bool strs_has(const struct strs *s, const char *str)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], str))
+			return true;
+	return false;
+}
+
+/* Add a copy of @str unless it is there. Returns -1 when out of memory. */
+static int strs_add(struct strs *s, const char *str)
+{
+	char **v;
+
+	if (strs_has(s, str))
+		return 0;
+	if (s->n == s->cap) {
+		v = realloc(s->v, (s->cap * 2 + 16) * sizeof(*v));
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = s->cap * 2 + 16;
+	}
+	s->v[s->n] = strdup(str);
+	if (!s->v[s->n])
+		return -1;
+	s->n++;
+	return 0;
+}
+
+static void strs_free(struct strs *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Add each @sep-separated item of @list. */
+static int strs_split(struct strs *s, const char *list, const char *sep)
+{
+	char *copy = strdup(list), *save = NULL, *item;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (item = strtok_r(copy, sep, &save); item && !ret;
+	     item = strtok_r(NULL, sep, &save))
+		ret = strs_add(s, item);
+	free(copy);
+	return ret;
+}
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* A 64-bit x86-64 ELF file, as ld.so would accept for this process. */
+static bool is_x86_64_elf(const char *path)
+{
+	unsigned char e[20];
+	bool ok = false;
+	int fd;
+
+	if (!is_regular(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read(fd, e, sizeof(e)) == (ssize_t)sizeof(e))
+		ok = !memcmp(e, ELFMAG, SELFMAG) && e[EI_CLASS] == ELFCLASS64 &&
+		     e[EI_DATA] == ELFDATA2LSB && e[18] == EM_X86_64 && !e[19];
+	close(fd);
+	return ok;
+}
+
+/* The canonical path of @path, or NULL. */
+static char *canonical(const char *path)
+{
+	return realpath(path, NULL);
+}
+
+/* A program named without '/' is looked up in PATH, as a shell would. */
+static char *find_program(const char *name)
+{
+	char *path, *dir, *save = NULL, *found = NULL;
+	char buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return canonical(name);
+	path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	if (!path)
+		return NULL;
+	for (dir = strtok_r(path, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", *dir ? dir : ".", name);
+		if (is_regular(buf) && !access(buf, X_OK))
+			found = canonical(buf);
+	}
+	free(path);
+	return found;
+}
+
+/* The directories of /etc/ld.so.conf and the files it includes. */
+static void read_ld_so_conf(const char *conf, struct strs *dirs, int depth)
+{
+	char line[PATH_MAX + 16];
+	FILE *f;
+
+	if (depth > 8)
+		return;
+	f = fopen(conf, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		end = strchr(p, '#');
+		if (end)
+			*end = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		end = p + strlen(p);
+		while (end > p && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+		if (!*p)
+			continue;
+		if (!strncmp(p, "include", 7) && isspace((unsigned char)p[7])) {
+			char pat[PATH_MAX];
+			glob_t g;
+			size_t i;
+
+			p += 8;
+			while (isspace((unsigned char)*p))
+				p++;
+			if (*p == '/')
+				snprintf(pat, sizeof(pat), "%s", p);
+			else
+				snprintf(pat, sizeof(pat), "/etc/%s", p);
+			if (glob(pat, 0, NULL, &g))
+				continue;
+			for (i = 0; i < g.gl_pathc; i++)
+				read_ld_so_conf(g.gl_pathv[i], dirs, depth + 1);
+			globfree(&g);
+			continue;
+		}
+		if (*p == '/')
+			strs_add(dirs, p);
+	}
+	fclose(f);
+}
+
+/* Where ld.so looks last, after LD_LIBRARY_PATH, RUNPATH and its cache. */
+static const char *const default_dirs =
+	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib";
+
+/* @dir with $ORIGIN (and ${ORIGIN}) replaced by @origin. */
+static void expand_origin(const char *dir, const char *origin, char *out,
+			  size_t size)
+{
+	size_t n = 0;
+
+	while (*dir && n + 1 < size) {
+		size_t skip = !strncmp(dir, "$ORIGIN", 7) ? 7 :
+			      !strncmp(dir, "${ORIGIN}", 9) ? 9 : 0;
+
+		if (skip) {
+			n += snprintf(out + n, size - n, "%s", origin);
+			if (n >= size)
+				n = size - 1;
+			dir += skip;
+		} else {
+			out[n++] = *dir++;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* Look @name up in the ':'-separated @dirs; the path found, or NULL. */
+static char *search_dirs(const char *name, const char *dirs,
+			 const char *origin)
+{
+	struct strs list = { 0 };
+	char dir[PATH_MAX], buf[PATH_MAX];
+	char *found = NULL;
+	size_t i;
+
+	if (!dirs || strs_split(&list, dirs, ":"))
+		goto out;
+	for (i = 0; i < list.n && !found; i++) {
+		expand_origin(list.v[i], origin, dir, sizeof(dir));
+		if (snprintf(buf, sizeof(buf), "%s/%s", dir, name) >=
+		    (int)sizeof(buf))
+			continue;
+		if (is_x86_64_elf(buf))
+			found = canonical(buf);
+	}
+out:
+	strs_free(&list);
+	return found;
+}
+
+/* The dynamic section of @elf: interpreter, needed names, search paths. */
+struct dyn_info {
+	char		*interp;
+	struct strs	needed;
+	char		*rpath;
+	char		*runpath;
+};
+
+static void dyn_info_free(struct dyn_info *d)
+{
+	free(d->interp);
+	strs_free(&d->needed);
+	free(d->rpath);
+	free(d->runpath);
+}
+
+static int read_dyn_info(const char *path, struct dyn_info *di)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, phnum;
+	GElf_Phdr ph;
+	int fd, ret = -1;
+	Elf *elf;
+
+	memset(di, 0, sizeof(*di));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
+		goto out;
+	for (i = 0; i < phnum; i++) {
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
+					 ELF_T_BYTE);
+		if (d && d->d_size && memchr(d->d_buf, '\0', d->d_size))
+			di->interp = strdup(d->d_buf);
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Dyn dyn;
+		Elf_Data *d;
+		size_t j;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (j = 0; d && gelf_getdyn(d, j, &dyn); j++) {
+			const char *s;
+
+			if (dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH &&
+			    dyn.d_tag != DT_RUNPATH)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_NEEDED)
+				strs_add(&di->needed, s);
+			else if (dyn.d_tag == DT_RPATH && !di->rpath)
+				di->rpath = strdup(s);
+			else if (dyn.d_tag == DT_RUNPATH && !di->runpath)
+				di->runpath = strdup(s);
+		}
+	}
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/*
+ * Add @path's interpreter and the libraries it needs, and theirs, to
+ * @files, searched in ld.so's order: DT_RPATH of the object that needs
+ * them (when it has no DT_RUNPATH) and of the program, LD_LIBRARY_PATH,
+ * DT_RUNPATH, the directories of /etc/ld.so.conf, the default ones. A name
+ * not found is reported and left out.
+ */
+static void add_needed(struct strs *files, size_t first,
+		       struct strs *missing)
+{
+	const char *ld_path = getenv("LD_LIBRARY_PATH");
+	char *prog_rpath = NULL;
+	struct strs conf = { 0 };
+	size_t i, j;
+
+	read_ld_so_conf("/etc/ld.so.conf", &conf, 0);
+	for (i = first; i < files->n; i++) {
+		char origin[PATH_MAX], *slash;
+		struct dyn_info di;
+
+		if (read_dyn_info(files->v[i], &di))
+			continue;
+		snprintf(origin, sizeof(origin), "%s", files->v[i]);
+		slash = strrchr(origin, '/');
+		if (slash)
+			*slash = '\0';
+		if (i == first && di.rpath && !di.runpath)
+			prog_rpath = strdup(di.rpath);
+		if (di.interp && is_x86_64_elf(di.interp)) {
+			char *c = canonical(di.interp);
+
+			if (c)
+				strs_add(files, c);
+			free(c);
+		}
+		for (j = 0; j < di.needed.n; j++) {
+			const char *name = di.needed.v[j];
+			char *found = NULL;
+			size_t k;
+
+			if (strchr(name, '/')) {
+				if (is_x86_64_elf(name))
+					found = canonical(name);
+			} else {
+				if (!di.runpath)
+					found = search_dirs(name, di.rpath, origin);
+				if (!found && !di.runpath && i != first)
+					found = search_dirs(name, prog_rpath, origin);
+				if (!found)
+					found = search_dirs(name, ld_path, origin);
+				if (!found)
+					found = search_dirs(name, di.runpath, origin);
+				for (k = 0; k < conf.n && !found; k++)
+					found = search_dirs(name, conf.v[k], origin);
+				if (!found)
+					found = search_dirs(name, default_dirs, origin);
+			}
+			if (found)
+				strs_add(files, found);
+			else
+				strs_add(missing, name);
+			free(found);
+		}
+		dyn_info_free(&di);
+	}
+	free(prog_rpath);
+	strs_free(&conf);
+}
+
+/* The regular files that process @pid maps executable, into @files. */
+static int add_pid(struct strs *files, const char *pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8], *file, *nl;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*s %7s %*s %*s %llu", perms, &ino) != 2 ||
+		    strlen(perms) < 3 || perms[2] != 'x' || !ino)
+			continue;
+		file = strchr(line, '/');
+		nl = file ? strchr(file, '\n') : NULL;
+		if (!file || !nl)
+			continue;
+		*nl = '\0';
+		/* A file deleted since it was mapped has another build-id now. */
+		if (strstr(file, " (deleted)") || !is_x86_64_elf(file))
+			continue;
+		strs_add(files, file);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int add_all_pids(struct strs *files)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (isdigit((unsigned char)de->d_name[0]))
+			add_pid(files, de->d_name);	/* gone: nothing */
+	closedir(d);
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Open the store, or say in one line why not and what to do. */
+static int open_device(const char *dev, int flags)
+{
+	int fd = open(dev, flags | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == EPERM || errno == EACCES)
+		fprintf(stderr,
+			"eh2sframe: %s: %s: tables are loaded with CAP_PERFMON or CAP_SYS_ADMIN (run as root)\n",
+			dev, strerror(errno));
+	else if (errno == ENOENT)
+		fprintf(stderr,
+			"eh2sframe: %s: %s: this kernel has no SFrame table store (CONFIG_UNWIND_USER_SFRAME)\n",
+			dev, strerror(errno));
+	else
+		fprintf(stderr, "eh2sframe: %s: %s\n", dev, strerror(errno));
+	return -1;
+}
+
+/* Write @t for its build-id: 0, or -errno (the kernel's, or ENOMEM). */
+static int write_table(const char *dev, const struct table *t)
+{
+	struct sframe_table_hdr hdr = {
+		.magic = SFRAME_TABLE_MAGIC,
+		.version = SFRAME_TABLE_VERSION,
+		.build_id_len = t->id_len,
+		.sframe_size = t->len,
+		.sframe_vaddr = t->sframe_vaddr,
+		.text_vaddr = t->text_vaddr,
+		.text_size = t->text_size,
+	};
+	size_t len = sizeof(hdr) + t->len;
+	uint8_t *buf;
+	ssize_t n;
+	int fd, err = 0;
+
+	if (t->len > UINT32_MAX)
+		return -E2BIG;
+	memcpy(hdr.build_id, t->id, t->id_len);
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), t->buf, t->len);
+	fd = open(dev, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		/* One write: the device takes the header and section whole. */
+		n = write(fd, buf, len);
+		if (n < 0)
+			err = -errno;
+		else if ((size_t)n != len)
+			err = -EIO;
+		close(fd);
+	}
+	free(buf);
+	return err;
+}
+
+/* Why a file was left out, for the summary line. */
+static void note(struct strs *left, const char *name, const char *why)
+{
+	char buf[PATH_MAX + 64];
+
+	snprintf(buf, sizeof(buf), "%s (%s)", base_name(name), why);
+	strs_add(left, buf);
+}
+
+static void print_list(const char *what, const struct strs *s)
+{
+	size_t i;
+
+	if (!s->n)
+		return;
+	printf("; %s %zu: ", what, s->n);
+	for (i = 0; i < s->n; i++)
+		printf("%s%s", i ? ", " : "", s->v[i]);
+}
+
+/*
+ * The files an invocation is about, in the order given: the ones named
+ * first (*@named of them), then those --needed, --pid and --all add.
+ */
+static int collect(const struct load_opts *o, char **names, int n,
+		   struct strs *files, struct strs *missing, size_t *named)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char *p = o->needed ? find_program(names[i]) : canonical(names[i]);
+
+		if (!p) {
+			fprintf(stderr, "eh2sframe: %s: %s\n", names[i],
+				o->needed ? "not found" : strerror(errno));
+			return -1;
+		}
+		strs_add(files, p);
+		free(p);
+	}
+	*named = files->n;
+	if (o->needed)
+		add_needed(files, 0, missing);
+	for (i = 0; i < o->npids; i++)
+		if (add_pid(files, o->pids[i]))
+			fprintf(stderr, "eh2sframe: process %s: %s\n",
+				o->pids[i], strerror(errno));
+	if (o->all && add_all_pids(files))
+		fprintf(stderr, "eh2sframe: /proc: %s\n", strerror(errno));
+	return 0;
+}
+
+/**
+ * load_tables - convert each file and load its table into the store
+ * @o:		options
+ * @names:	files named on the command line
+ * @n:		how many
+ *
+ * Prints one line: what was loaded, what was loaded already, what was
+ * left out and why. A file without build-id or anything to convert is
+ * left out; that is not an error. A file named in @names for which no
+ * table can be made (not an x86-64 ELF file, no or malformed CFI) is.
+ *
+ * Return: 0, or 1 on such a file, or when the store refused a table or
+ * could not be opened.
+ */
+int load_tables(const struct load_opts *o, char **names, int n)
+{
+	struct strs files = { 0 }, missing = { 0 }, left = { 0 }, done = { 0 };
+	size_t i, loaded = 0, already = 0, bytes = 0, named;
+	int fd, ret = 0;
+
+	fd = open_device(o->device, O_WRONLY);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	if (collect(o, names, n, &files, &missing, &named)) {
+		ret = 1;
+		goto out;
+	}
+	for (i = 0; i < files.n; i++) {
+		struct table t;
+		char hex[2 * TABLE_BUILD_ID_MAX + 1];
+		int err;
+
+		if (make_table(files.v[i], o->verbose, &t)) {
+			note(&left, files.v[i], "no table made");
+			/* A file named on the command line is an error. */
+			if (i < named)
+				ret = 1;
+			continue;
+		}
+		if (!t.id_len || t.id_len > SFRAME_TABLE_BUILD_ID_MAX) {
+			note(&left, files.v[i], "no build-id");
+			table_free(&t);
+			continue;
+		}
+		build_id_hex(t.id, t.id_len, hex);
+		/* Two paths, or a copy, of one file: one table. */
+		if (strs_has(&done, hex)) {
+			table_free(&t);
+			continue;
+		}
+		strs_add(&done, hex);
+		if (!t.fdes) {
+			note(&left, files.v[i], "nothing to convert");
+			table_free(&t);
+			continue;
+		}
+		err = write_table(o->device, &t);
+		if (!err) {
+			loaded++;
+			bytes += t.len;
+			if (o->verbose)
+				printf("%s: loaded for build-id %s, %zu bytes\n",
+				       files.v[i], hex, t.len);
+		} else if (err == -EEXIST) {
+			already++;
+		} else {
+			fprintf(stderr, "eh2sframe: %s: the store refused its table: %s%s\n",
+				files.v[i], strerror(-err),
+				err == -ENOSPC ? " (raise kernel.sframe_tables_max_bytes)" : "");
+			note(&left, files.v[i], strerror(-err));
+			ret = 1;
+		}
+		table_free(&t);
+	}
+	for (i = 0; i < missing.n; i++)
+		note(&left, missing.v[i], "needed, not found");
+	if (!o->quiet) {
+		printf("eh2sframe: loaded %zu table%s (%zu KiB)", loaded,
+		       loaded == 1 ? "" : "s", (bytes + 1023) / 1024);
+		if (already)
+			printf("; %zu loaded already", already);
+		print_list("left out", &left);
+		printf("\n");
+	}
+out:
+	strs_free(&files);
+	strs_free(&missing);
+	strs_free(&left);
+	strs_free(&done);
+	return ret;
+}
+
+static unsigned int hexval(char c)
+{
+	return isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10);
+}
+
+/* A build-id in hex into @id; -1 when @s is not one. */
+static int parse_hex(const char *s, uint8_t *id, size_t *len)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n % 2 || n / 2 > SFRAME_TABLE_BUILD_ID_MAX)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return -1;
+	for (i = 0; i < n / 2; i++)
+		id[i] = hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]);
+	*len = n / 2;
+	return 0;
+}
+
+/**
+ * remove_tables - remove the tables of files, or of hex build-ids
+ * @o:		options
+ * @names:	files, or build-ids in hex
+ * @n:		how many
+ *
+ * Return: 0, or 1 when one could not be removed (none loaded is not an
+ * error: the table is gone either way, and that is said).
+ */
+int remove_tables(const struct load_opts *o, char **names, int n)
+{
+	struct strs files = { 0 }, missing = { 0 };
+	size_t i, removed = 0, absent = 0;
+	uint8_t id[TABLE_BUILD_ID_MAX];
+	size_t len;
+	int fd, ret = 0;
+
+	fd = open_device(o->device, O_WRONLY);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	for (i = 0; i < (size_t)n; i++) {
+		char *p;
+
+		if (!strchr(names[i], '/') && !parse_hex(names[i], id, &len)) {
+			strs_add(&files, names[i]);
+			continue;
+		}
+		p = o->needed ? find_program(names[i]) : canonical(names[i]);
+		if (!p) {
+			fprintf(stderr, "eh2sframe: %s: neither a file nor a build-id\n",
+				names[i]);
+			ret = 1;
+			goto out;
+		}
+		strs_add(&files, p);
+		free(p);
+	}
+	if (o->needed)
+		add_needed(&files, 0, &missing);
+	for (i = 0; i < files.n; i++) {
+		char hex[2 * TABLE_BUILD_ID_MAX + 1], cmd[160];
+		ssize_t w;
+
+		if (files.v[i][0] != '/') {
+			parse_hex(files.v[i], id, &len);
+		} else if (file_build_id(files.v[i], id, &len) || !len) {
+			if (!o->quiet)
+				printf("%s: no build-id\n", files.v[i]);
+			continue;
+		}
+		build_id_hex(id, len, hex);
+		fd = open_device(o->device, O_WRONLY);
+		if (fd < 0) {
+			ret = 1;
+			goto out;
+		}
+		snprintf(cmd, sizeof(cmd), "remove %s\n", hex);
+		w = write(fd, cmd, strlen(cmd));
+		if (w >= 0) {
+			removed++;
+		} else if (errno == ENOENT) {
+			absent++;
+		} else {
+			fprintf(stderr, "eh2sframe: %s: %s\n", files.v[i],
+				strerror(errno));
+			ret = 1;
+		}
+		close(fd);
+	}
+	if (!o->quiet)
+		printf("eh2sframe: removed %zu table%s; %zu not loaded\n",
+		       removed, removed == 1 ? "" : "s", absent);
+out:
+	strs_free(&files);
+	strs_free(&missing);
+	return ret;
+}
+
+/**
+ * list_tables - print the store's list: build-id, bytes, mappings using it
+ * @o:	options
+ *
+ * Return: 0, or 1 when the store cannot be read.
+ */
+int list_tables(const struct load_opts *o)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open_device(o->device, O_RDONLY);
+
+	if (fd < 0)
+		return 1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, n, stdout);
+	if (n < 0)
+		fprintf(stderr, "eh2sframe: %s: %s\n", o->device,
+			strerror(errno));
+	close(fd);
+	return n < 0;
+}
