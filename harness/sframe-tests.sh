@@ -14,6 +14,10 @@
 #    ASan and UBSan;
 #  - sframe.fuzz: libFuzzer (ASan, UBSan) for SFRAME_FUZZ_SECONDS (default
 #    60), seeded with real sections; any crash is a failure;
+#  - sframe.fuzz_store: libFuzzer on the load path of tables
+#    (kernel/unwind/sframe_store.c: what /dev/sframe_tables is written),
+#    for SFRAME_FUZZ_STORE_SECONDS, by default SFRAME_FUZZ_SECONDS up to
+#    30; any crash or failed check is a failure;
 #  - ehframe.oracle.NAME, ehframe.mutant.NAME: the .eh_frame converter
 #    (tools/unwind/eh2sframe) against readelf's CFI interpreter, on Debian
 #    12's libc, ld.so, libstdc++ and libm and the project's programs, and
@@ -54,4 +58,13 @@ if bash "$REPO/harness/sframe/fuzz.sh" "${SFRAME_FUZZ_SECONDS:-60}" "$out" \
 		sed 's/.*: //') runs, no crash"
 else
 	echo "FAIL sframe.fuzz: see $out/fuzz.log"
+fi
+store_secs=${SFRAME_FUZZ_SECONDS:-60}
+[ "$store_secs" -le 30 ] || store_secs=30
+if bash "$REPO/harness/sframe/fuzz.sh" "${SFRAME_FUZZ_STORE_SECONDS:-$store_secs}" \
+	"$out" fuzz_sframe_store >"$out/fuzz_store.log" 2>&1; then
+	echo "PASS sframe.fuzz_store: $(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz_store.log" |
+		sed 's/.*: //') runs, no crash"
+else
+	echo "FAIL sframe.fuzz_store: see $out/fuzz_store.log"
 fi

@@ -11,6 +11,10 @@ unsigned long sframe_shim_lo, sframe_shim_hi;
 #include "../../kernel/unwind/sframe.c"
 
 /*
+ * A table loaded into the kernel (sframe_store.c) has its bytes at ->kdata,
+ * read as the kernel's accessor reads them; a read outside them is a reader
+ * bug, as in buffer mode.
+ *
  * Buffer mode (tools, fuzzer): the section is sframe_shim_buf. The reader
  * must have checked [off, off + len) against the section already (the
  * kernel's accessor would read whatever user memory lies there), so a read
@@ -27,6 +31,12 @@ static int sframe_access(const struct sframe_section *sec, unsigned long off,
 {
 	unsigned long addr = sec->sframe_start + off;
 
+	if (sec->kdata) {
+		if (off > sframe_size(sec) || len > sframe_size(sec) - off)
+			abort();
+		memcpy(buf, sec->kdata + off, len);
+		return 0;
+	}
 	if (sframe_shim_hi) {
 		if (addr < sframe_shim_lo || addr > sframe_shim_hi ||
 		    len > sframe_shim_hi - addr)
@@ -93,4 +103,19 @@ int sframe_user_dump(const struct sframe_section *sec)
 		}
 	}
 	return err;
+}
+
+/* Where FDE @i's function lies, as the reader decodes it: 0 or -errno. */
+int sframe_user_fde(const struct sframe_section *sec, u32 i,
+		    unsigned long *start, u32 *size)
+{
+	struct sframe_fde fde;
+	int ret;
+
+	ret = sframe_read_fde(sec, i, &fde, true);
+	if (ret)
+		return ret;
+	*start = fde.func_start;
+	*size = fde.func_size;
+	return 0;
 }

@@ -47,6 +47,9 @@ extern unsigned long sframe_shim_lo, sframe_shim_hi;
 
 /* Print the whole section as the reader decodes it (sframe_user.c). */
 int sframe_user_dump(const struct sframe_section *sec);
+/* Function start and size of FDE @i (sframe_user.c): 0 or -errno. */
+int sframe_user_fde(const struct sframe_section *sec, u32 i,
+		    unsigned long *start, u32 *size);
 
 #ifdef SFRAME_SHIM_IMPL
 /* Defined in sframe_user.c, once struct sframe_section is complete. */
