@@ -260,10 +260,23 @@ def bench(log, unit, tag):
             p('   %-8s %-5s cost %-24s base syscall %-6.0f callbacks %s%s' % (
                 axis, v, fmt(cost), base[0], 'all delivered' if ok else 'MISSING', extra))
 
-    # 5, no-FP build: the same by depth, walked through SFrame; per frame.
-    sr = build(sel('deliver', log, axis='depth'), 'sframe')
-    if sr:
-        p('   no-FP+SFrame build (unwind_bench_sframe: -O2 -fomit-frame-pointer -Wa,--gsframe):')
+    # 5, no-FP builds: the same by depth, walked through the program's own
+    # SFrame section, and through a table loaded for its build-id; per frame.
+    def slopes(rows):
+        runs = {}
+        for kv in rows:
+            runs.setdefault(kv['run'], []).append((num(kv, 'nr'), num(kv, 'cost')))
+        return {run: slope(pts) for run, pts in runs.items()}
+    for b, title, name, label, limit in (
+            ('sframe', 'no-FP+SFrame build (unwind_bench_sframe: -O2 -fomit-frame-pointer '
+             '-Wa,--gsframe):', 'SFrame step <= 2x frame-pointer step', 'SFrame', 2),
+            ('table', 'the same without PT_GNU_SFRAME (unwind_bench_table), through the '
+             'table eh2sframe loaded:', 'loaded-table step <= 1.5x frame-pointer step',
+             'table', 1.5)):
+        sr = build(sel('deliver', log, axis='depth'), b)
+        if not sr:
+            continue
+        p('   ' + title)
         for v in sorted({kv['depth'] for kv in sr}, key=int):
             rr = [kv for kv in sr if kv['depth'] == v]
             cost = stat([num(kv, 'cost') for kv in rr])
@@ -272,21 +285,15 @@ def bench(log, unit, tag):
             p('   %-8s %-5s cost %-24s base syscall %-6.0f callbacks %s, %s frames' % (
                 'depth', v, fmt(cost), base[0], 'all delivered' if ok else 'MISSING',
                 rr[0]['nr']))
-
-        def slopes(rows):
-            runs = {}
-            for kv in rows:
-                runs.setdefault(kv['run'], []).append((num(kv, 'nr'), num(kv, 'cost')))
-            return {run: slope(pts) for run, pts in runs.items()}
         fs = slopes(build(sel('deliver', log, axis='depth'), 'fp'))
         ss = slopes(sr)
         fps, sfs = stat(fs.values()), stat(ss.values())
         ratio = stat([ss[r] / fs[r] for r in ss if fs.get(r) and ss[r] is not None])
         if fps and sfs:
             p('   per frame (least-squares slope of cost over frames walked, depths 8 to 480):')
-            p('     frame-pointer step %s, SFrame step %s, SFrame/fp %s' % (
-                fmt(fps, '%.1f'), fmt(sfs, '%.1f'), fmt(ratio, '%.2f')))
-            target(tag + 'SFrame step <= 2x frame-pointer step', ratio[0] <= 2,
+            p('     frame-pointer step %s, %s step %s, %s/fp %s' % (
+                fmt(fps, '%.1f'), label, fmt(sfs, '%.1f'), label, fmt(ratio, '%.2f')))
+            target(tag + name, ratio[0] <= limit,
                    '%.1f vs %.1f ticks per frame (%.2fx)' % (sfs[0], fps[0], ratio[0]))
 
     # 6. ftrace.

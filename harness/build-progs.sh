@@ -26,12 +26,39 @@ build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
 # an SFrame section: only the deferred walk through SFrame sees its stacks.
 build unwind_demo_sframe "$REPO/harness/demo/unwind_demo.c" -pthread \
 	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
+# Without frame pointers or SFrame, through glibc's qsort(): only a table
+# made from the file's .eh_frame walks it (the eh_qsort job).
+build unwind_qsort "$REPO/harness/demo/unwind_qsort.c" -I"$st/unwind" \
+	-fomit-frame-pointer -momit-leaf-frame-pointer
+# A static SFrame program whose IFUNC .plt stubs neither its .sframe nor
+# its .eh_frame describe: the eh_plt job walks from a uprobe on a stub.
+build unwind_plt "$REPO/harness/demo/unwind_plt.c" -fomit-frame-pointer \
+	-momit-leaf-frame-pointer -mno-red-zone -Wa,--gsframe
 build unwind_bench "$REPO/harness/bench/unwind_bench.c" -pthread
 # The bench driver without frame pointers, with an SFrame section: the
 # cost of an SFrame step against a frame-pointer step, by depth. Its
 # recursion stays real (-fno-inline, no sibling calls).
 build unwind_bench_sframe "$REPO/harness/bench/unwind_bench.c" -pthread \
 	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe -DUNWIND_BENCH_SFRAME
+# The same with its PT_GNU_SFRAME header made PT_NULL: the kernel finds no
+# section, and walks it through the table eh2sframe loads for its build-id
+# (bench "deliver table").
+python3 - "$out/unwind_bench_sframe" "$out/unwind_bench_table" <<'PY' ||
+import struct, sys
+img = bytearray(open(sys.argv[1], 'rb').read())
+phoff, = struct.unpack_from('<Q', img, 0x20)
+phentsize, phnum = struct.unpack_from('<HH', img, 0x36)
+n = 0
+for i in range(phnum):
+    at = phoff + i * phentsize
+    if struct.unpack_from('<I', img, at)[0] == 0x6474e554:
+        struct.pack_into('<I', img, at, 0)
+        n += 1
+assert n == 1, 'no PT_GNU_SFRAME'
+open(sys.argv[2], 'wb').write(img)
+PY
+	die "making unwind_bench_table failed"
+chmod +x "$out/unwind_bench_table"
 # The SFrame registry's driver: dynamic, no frame pointers, SFrame, with 20
 # libraries of one frame each, dlopen()ed from its own directory.
 bflags="-O2 -g -Wall -Werror -fno-inline -fno-optimize-sibling-calls"
@@ -113,5 +140,11 @@ fi
 if [ -f "$st/perf_events/deferred_callchain.c" ]; then
 	build deferred_callchain "$st/perf_events/deferred_callchain.c" -pthread \
 		-isystem "$hdr/usr/include"
+fi
+# The converter, static (the guest has no libdw), to load tables there.
+if [ -f "$SRC/tools/unwind/Makefile" ]; then
+	make -s -C "$SRC/tools/unwind" OUTPUT="$BUILD/eh2sframe-static/" STATIC=1 \
+		>/dev/null || die "building eh2sframe (static) failed"
+	cp "$BUILD/eh2sframe-static/eh2sframe" "$out/"
 fi
 log "test programs in $out"

@@ -10,8 +10,12 @@
 #  - perf profiling a demo program that spends its time in read(), with
 #    --call-graph fp, dwarf and fp,defer: merged kernel+user stacks and the
 #    bytes written per sample of each;
+#  - the same demo without frame pointers (SFrame), reading through glibc's
+#    read() wrapper, and Debian's own bash: without and with the SFrame
+#    tables eh2sframe makes from their .eh_frame, loaded by build-id;
 #  - an ftrace instance with userstacktrace_delay: events, their cookies and
-#    the deferred user stacks, frames resolved to symbols here.
+#    the deferred user stacks, frames resolved to symbols here; then the
+#    no-FP demo's read() through glibc, without and with its table.
 . "$(dirname "$0")/lib.sh"
 
 logs=$BUILD/logs
@@ -33,15 +37,19 @@ sed -n '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' "$logs/console-main.log" |
 # ftrace's part: the frames of the static demo resolve by address.
 sed -n '/^=== BEGIN ftrace_demo/,/^=== END ftrace_demo/p' "$logs/console-main.log" |
 	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d' |
+	{ prog=unwind_demo
 	while IFS= read -r line; do
 		case $line in
 		' => 0x'*)
 			ip=${line# => }
 			ip=${ip%% *}
 			printf '%s  %s\n' "$line" \
-				"$(addr2line -f -s -e "$BUILD/progs/unwind_demo" "$ip" | head -1)" ;;
+				"$(addr2line -f -s -e "$BUILD/progs/$prog" "$ip" | head -1)" ;;
+		'######## '*'(unwind_demo_sframe'*)
+			prog=unwind_demo_sframe
+			printf '%s\n' "$line" ;;
 		*)	printf '%s\n' "$line" ;;
 		esac
-	done
+	done; }
 echo
 echo "Console log: $logs/console-main.log"

@@ -30,6 +30,13 @@ if s.count(old) != 1:
     sys.exit(1)
 open(p, 'w').write(s.replace(old, new))
 PY
+	# A mutant of a tool the guest runs (eh2sframe, perf) rebuilds it.
+	case $2 in
+	tools/unwind/* | tools/perf/*) user=1 ;;
+	*) user= ;;
+	esac
+	[ -z "$user" ] || build_user >"$out/$name.build-user" 2>&1 ||
+		echo "MUTANT $name: user-space build failed (see $out/$name.build-user)"
 	if "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
 		"$REPO/harness/qemu-run.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
 			"$out/$name.log" test 600 >/dev/null 2>&1
@@ -45,13 +52,18 @@ PY
 		echo "MUTANT $name: does not build (see $out/$name.build)"
 	fi
 	cp "$out/orig" "$file"
+	[ -z "$user" ] || build_user >/dev/null 2>&1
+}
+
+build_user() {
+	"$REPO/harness/build-progs.sh" && "$REPO/harness/build-perf.sh" &&
+		"$REPO/harness/initramfs.sh"
 }
 
 only="$*"
 "$REPO/harness/prepare.sh" >/dev/null
 # perf too: without it every perf test fails, and would "catch" any mutant.
-"$REPO/harness/build-progs.sh" >/dev/null && "$REPO/harness/build-perf.sh" >/dev/null &&
-	"$REPO/harness/initramfs.sh" >/dev/null
+build_user >/dev/null
 
 mutate no_align kernel/unwind/user.c \
 	$'\tif (cfa & (ws - 1))\n\t\treturn -EINVAL;\n' '' \
@@ -131,8 +143,13 @@ mutate no_sigreturn kernel/unwind/user.c \
 	unwind_user_fp.4
 # Contract 19: a table loaded for a build-id serves the file's mappings.
 mutate table_not_used kernel/unwind/sframe_vma.c \
-	'		t = sframe_table_get(id, len);' '		t = NULL;' \
+	'	t = sframe_table_get(id, len);' '	t = NULL;' \
 	sframe_tables.7
+# Contract 19: what the file's own section leaves out (libc's code in a
+# static program built with SFrame) is looked up in the loaded table.
+mutate table_no_fallback kernel/unwind/sframe_vma.c \
+	'		if (ret != -ENOENT || !w->info->table)' '		if (true)' \
+	eh_tables.3
 # Contract 17: a failure to read the headers is not kept as "no section".
 mutate discover_keeps_fault kernel/unwind/sframe_vma.c \
 	$'sizeof(ehdr)))\n\t\treturn ERR_PTR(-EFAULT);' \
@@ -234,6 +251,22 @@ mutate bench_lost_callback lib/tests/unwind_deferred_bench.c \
 mutate bench_walk_count lib/tests/unwind_deferred_bench.c \
 	'		e->walks = p->unwind_info.nr_walks;' '		e->walks = p->unwind_info.nr_walks + 1;' \
 	bench_smoke.
+
+# Contract 20, in user space: the PLT stubs of a static program get their
+# rule; perf loads tables, follows DT_NEEDED, and survives its helper.
+mutate plt_not_described tools/unwind/plt.c \
+	'	while (n < max && (scn = elf_nextscn(elf, scn))) {' \
+	'	while (0 && n < max && (scn = elf_nextscn(elf, scn))) {' \
+	eh_plt.2
+mutate needed_not_followed tools/unwind/load.c \
+	$'\tif (o->needed)\n\t\tadd_needed(files, 0, missing);\n' '' \
+	eh_tables.7
+mutate perf_no_load tools/perf/util/sframe-tables.c \
+	'	err = run_command(&cmd);' '	err = 0;' \
+	eh_tables.2
+mutate perf_helper_ends_record tools/perf/util/sframe-tables.c \
+	'	old_chld = signal(SIGCHLD, SIG_DFL);' '	old_chld = signal(SIGCHLD, SIG_IGN); signal(SIGCHLD, old_chld);' \
+	eh_tables.3
 
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1

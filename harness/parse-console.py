@@ -115,7 +115,11 @@ def main():
         frames = walk_report.frames_by_prog(lines[us:])
         for prog, want in (('unwind_user_fp', ['c', 'b', 'a', 'main']),
                            ('unwind_user_fp_32', ['c', 'b', 'a', 'main']),
-                           ('unwind_user_sframe', ['c', 'b', 'a', 'walk'])):
+                           ('unwind_user_sframe', ['c', 'b', 'a', 'walk']),
+                           # glibc 2.36's sort frames, from libc.a.
+                           ('unwind_qsort', ['cmp', 'msort_with_tmp.part.0',
+                                             'msort_with_tmp.part.0', '__qsort_r',
+                                             'sorter', 'main'])):
             if prog not in frames:
                 continue
             addrs = frames[prog]

@@ -75,19 +75,30 @@ request() {
 # same system call without a request, by stack depth, tracers, threads.
 # "deliver sframe": by depth only, the driver built without frame pointers,
 # walked through its SFrame section.
+# "deliver table": the same driver with its PT_GNU_SFRAME header made
+# PT_NULL (unwind_bench_table), walked through the table that eh2sframe
+# made from its .eh_frame and loaded by build-id: kernel memory, no user
+# access for the table.
 deliver() {
-	if [ "${1:-}" = sframe ]; then
+	case ${1:-} in
+	sframe|table)
+		b=$1
+		prog=unwind_bench_$b
+		if [ $b = table ]; then
+			/tests/bin/eh2sframe --load /tests/bin/$prog || return 1
+		fi
 		echo "tracers 1" > $B/ctl
 		for r in $(seq "$runs"); do
 			for d in 8 32 128 480; do
-				set -- $(unwind_bench_sframe deliver -d $d -k 1 -n 400)
+				set -- $($prog deliver -d $d -k 1 -n 400)
 				shift
-				echo "@ deliver run=$r axis=depth build=sframe $*"
+				echo "@ deliver run=$r axis=depth build=$b $*"
 			done
 		done
 		echo "tracers 0" > $B/ctl
+		[ $b != table ] || /tests/bin/eh2sframe --remove /tests/bin/$prog
 		return
-	fi
+	esac
 	for r in $(seq "$runs"); do
 		for d in 8 32 128 480; do
 			echo "tracers 1" > $B/ctl

@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Complete user stacks through code that has only .eh_frame: SFrame tables
+# made by eh2sframe from each file's .eh_frame, loaded by build-id into
+# /dev/sframe_tables, walked by perf's fp,defer. perf record loads them
+# itself (runs eh2sframe --load --needed for the workload); the runs
+# without tables use --no-sframe-tables. TAP, one line a check.
+#
+#  - the no-FP SFrame demo reading through glibc's read() wrapper (static:
+#    libc's code is in the program, without SFrame): cut at read() without
+#    a table, and with the program's table loaded complete to main(), with
+#    the demo's exact frames;
+#  - Debian's own bash (no frame pointers, no SFrame, stripped), running a
+#    recursive shell function: with tables for bash and its libraries, the
+#    share of samples whose user stack reaches __libc_start_main (bash's
+#    main() has no symbol), against the same with --call-graph dwarf.
+P=/tests/perf/perf
+E=/tests/bin/eh2sframe
+DEMO=/tests/bin/unwind_demo_sframe
+trap "" PIPE
+export HOME=/tmp PATH=/tests/perf:/tests/bin:$PATH
+n=0
+result() {	# result OK NAME
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
+}
+
+# chains FILE COMM: one line per sample of COMM: R when its kernel part is
+# inside read() of /dev/zero (else -), then the symbols of its user frames,
+# innermost first.
+chains() {
+	$P script --no-inline -i "$1" -F comm,ip,sym 2>/dev/null | awk -v comm="$2" '
+	function flush() {
+		if (mine)
+			print ((k ~ / (read_zero|iov_iter_zero)/) ? "R" : "-") u
+		mine = 0
+	}
+	/^[^ \t]/ { flush(); mine = ($1 == comm); k = ""; u = ""; next }
+	/^$/ { flush(); next }
+	mine { if ($1 ~ /^ffff/) k = k " " $2; else u = u " " $2 }
+	END { flush() }'
+}
+
+# record MODE TAG [PERF OPTION...] -- CMD...: perf record with MODE into
+# /tmp/eh-TAG.data; what perf printed goes to /tmp/eh-TAG.out.
+record() {
+	mode=$1 tag=$2 opts=
+	shift 2
+	while [ "$1" != -- ]; do
+		opts="$opts $1"
+		shift
+	done
+	shift
+	$P record -N --call-graph "$mode" -e cpu-clock -c ${PERIOD:-100000} $opts \
+		-o /tmp/eh-$tag.data -- "$@" >/tmp/eh-$tag.out 2>&1
+	sed 's/^/# /' /tmp/eh-$tag.out
+}
+
+# count FILE PATTERN: "matching total" over lines of FILE.
+count() {
+	awk -v re="$2" '{ t++ } $0 ~ re { m++ } END { printf "%d %d", m, t }' "$1"
+}
+
+# Tables stay loaded after perf exits: start from an empty store (earlier
+# jobs' perf runs loaded the demos' tables).
+clear_tables() {
+	for f in $(awk '{ print $1 }' /dev/sframe_tables); do
+		echo "remove $f" >/dev/sframe_tables
+	done
+}
+clear_tables
+
+echo "1..8"
+# The user frames of a read() sample of the demo, from glibc's read() out.
+want=" leaf level level level level level level level level run main "
+
+record fp,defer demo-none --no-sframe-tables -- $DEMO -l -d 8 -n 100 -s 1048576
+chains /tmp/eh-demo-none.data unwind_demo_sfr | grep '^R' >/tmp/eh-demo-none.chains
+set -- $(count /tmp/eh-demo-none.chains "$want")
+echo "# without a table: $1 of $2 read() samples reach main()"
+result "$([ "$2" -ge 10 ] && [ "$1" = 0 ] && echo 1)" \
+	"demo through glibc's read(), no table: every stack cut ($2 samples)"
+
+# perf loads the table itself: one line from eh2sframe, then the recording.
+id=$($E $DEMO | sed -n 's/.*: build-id \([0-9a-f]*\),.*/\1/p')
+record fp,defer demo-table -- $DEMO -l -d 8 -n 100 -s 1048576
+result "$(grep -q "^eh2sframe: loaded 1 table" /tmp/eh-demo-table.out &&
+	 grep -q "^$id " /dev/sframe_tables && echo 1)" \
+	"perf record --call-graph fp,defer loads the demo's table by build-id"
+
+chains /tmp/eh-demo-table.data unwind_demo_sfr | grep '^R' >/tmp/eh-demo-table.chains
+set -- $(count /tmp/eh-demo-table.chains "^R (__libc_read|read)$want")
+echo "# with the table: $1 of $2 read() samples reach main(), exact frames"
+head -n 2 /tmp/eh-demo-table.chains | sed 's/^/# /'
+result "$([ "$2" -ge 10 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] && echo 1)" \
+	"demo through glibc's read() with its table: >= 95% exact to main()"
+
+$E --remove $DEMO >/tmp/eh-rm.out 2>&1
+rc=$?
+sed 's/^/# /' /tmp/eh-rm.out
+result "$([ $rc = 0 ] && ! grep -q "^$id " /dev/sframe_tables && echo 1)" \
+	"eh2sframe --remove removes the demo's table"
+
+# Debian's bash: a shell function 10 calls deep that counts at the bottom,
+# about 90 frames with the arithmetic's own recursion: within perf's
+# default of 127 frames a stack, deeper than dwarf's 8 KiB copy. One
+# sample per 400 us of CPU: each walk of 90 frames costs tens of
+# microseconds under TCG.
+BASH_JOB='f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt 10000 ]; do i=$((i + 1)); done; fi; }; f 10'
+PERIOD=400000
+record fp,defer bash-none --no-sframe-tables -- /bin/bash -c "$BASH_JOB"
+chains /tmp/eh-bash-none.data bash >/tmp/eh-bash-none.chains
+set -- $(count /tmp/eh-bash-none.chains " __libc_start_main")
+echo "# bash, fp,defer, no tables: $1 of $2 samples reach __libc_start_main"
+# A frame-pointer guess through code built without them may still land on
+# a real chain once in a while: at most 1%.
+result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -le "$2" ] && echo 1)" \
+	"bash without tables: at most 1% of stacks complete ($2 samples)"
+
+record fp,defer bash-table -- /bin/bash -c "$BASH_JOB"
+nt=$(grep -c . /dev/sframe_tables)
+result "$(grep -q "^eh2sframe: loaded [1-9]" /tmp/eh-bash-table.out &&
+	 [ "$nt" -ge 3 ] && echo 1)" \
+	"perf record loads tables for bash and the libraries it needs ($nt tables)"
+chains /tmp/eh-bash-table.data bash >/tmp/eh-bash-table.chains
+set -- $(count /tmp/eh-bash-table.chains " __libc_start_main")
+ok=$1 all=$2
+# What the incomplete ones are: their depth and their outermost frames.
+grep -v " __libc_start_main" /tmp/eh-bash-table.chains | head -n 5 |
+	awk '{ printf "# incomplete, %d frames:", NF - 1
+	       for (i = 2; i <= NF; i++)
+		       if (i <= 7 || i > NF - 3) printf " %s", $i
+		       else if (i == 8) printf " ..."
+	       print "" }'
+record dwarf bash-dwarf -- /bin/bash -c "$BASH_JOB"
+chains /tmp/eh-bash-dwarf.data bash >/tmp/eh-bash-dwarf.chains
+set -- $(count /tmp/eh-bash-dwarf.chains " __libc_start_main")
+echo "# bash: fp,defer with tables $ok of $all samples reach __libc_start_main; dwarf $1 of $2"
+result "$([ "$all" -ge 20 ] && [ $((ok * 100)) -ge $((all * 95)) ] && echo 1)" \
+	"bash with tables: >= 95% of stacks complete"
+grep -o '^[^ ]* [0-9a-f]*' /dev/sframe_tables | sed 's/^/# loaded: /'
+clear_tables
+result "$(grep -q . /dev/sframe_tables || echo 1)" "every table removed"
