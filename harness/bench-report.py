@@ -358,7 +358,7 @@ plots = {}
 for log, unit, tag in (('bench', 'wall time under TCG (ns, TSC ticks)', '[wall] '),
                        ('bench-icount', 'instruction counts (-icount shift=0: '
                         'guest ns and TSC ticks count instructions)', '[icount] ')):
-    if sel('request', log) or sel('profile', log):
+    if sel('request', log) or sel('profile', log) or sel('deliver', log):
         plots[log] = bench(log, unit, tag)
 
 p()

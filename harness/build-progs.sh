@@ -34,6 +34,9 @@ build unwind_qsort "$REPO/harness/demo/unwind_qsort.c" -I"$st/unwind" \
 # its .eh_frame describe: the eh_plt job walks from a uprobe on a stub.
 build unwind_plt "$REPO/harness/demo/unwind_plt.c" -fomit-frame-pointer \
 	-momit-leaf-frame-pointer -mno-red-zone -Wa,--gsframe
+# An entry point that begins with ENDBR64 (ftrace's deferred-exec test).
+gcc -static -nostdlib -o "$out/endbr_start" "$REPO/harness/demo/endbr_start.c" ||
+	die "building endbr_start failed"
 build unwind_bench "$REPO/harness/bench/unwind_bench.c" -pthread
 # The bench driver without frame pointers, with an SFrame section: the
 # cost of an SFrame step against a frame-pointer step, by depth. Its

@@ -39,6 +39,8 @@ struct unwind_user_frame {
  * @ws:		user word size in bytes: 8 for native tasks, 4 for compat
  * @topmost:	the current frame is the one the task entered the kernel from,
  *		so it may not have set up its frame yet
+ * @syscall:	... by a system call: then it has, or it is a new program's
+ *		entry point after execve(), which has no caller
  */
 struct unwind_user_state {
 	unsigned long	ip;
@@ -46,6 +48,7 @@ struct unwind_user_state {
 	unsigned long	fp;
 	unsigned int	ws;
 	bool		topmost;
+	bool		syscall;
 };
 
 #endif /* _LINUX_UNWIND_USER_TYPES_H */

@@ -25,6 +25,7 @@
 #include <linux/uprobes.h>
 #include <linux/unwind_user.h>
 #include <kunit/visibility.h>
+#include <asm/syscall.h>
 
 #include "sframe.h"
 
@@ -90,9 +91,10 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 				  struct unwind_user_sframe *sw,
 				  struct unwind_user_frame *frame)
 {
-	bool topmost = state->topmost;
+	bool topmost = state->topmost, entry = topmost && !state->syscall;
 
 	state->topmost = false;
+	state->syscall = false;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	/*
 	 * A return address may be the first byte after the function (a call
@@ -116,7 +118,7 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 	}
 #endif
 	*frame = arch_unwind_user_fp_frame(state->ws);
-	if (topmost)
+	if (entry)
 		arch_unwind_user_topmost_frame(state, frame);
 	return 0;
 }
@@ -326,6 +328,13 @@ int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
 	state->sp = user_stack_pointer(regs);
 	state->fp = frame_pointer(regs);
 	state->topmost = true;
+	/*
+	 * Code makes a system call from its body, never from a function's
+	 * first instruction. The IP of a system call entry is at one only
+	 * after execve(): the new program's entry point, which has no caller
+	 * and no return address at the stack pointer (argc is there).
+	 */
+	state->syscall = syscall_get_nr(current, regs) >= 0;
 #ifdef CONFIG_UPROBES
 	/*
 	 * Stopped to single-step a probed instruction out of line: the IP is

@@ -371,6 +371,33 @@ static void uw_not_function_entry(struct kunit *test)
 	UW_EXPECT(test, t, IP0, text, RA(1));
 }
 
+/*
+ * Entered by a system call at a function's first instruction: only after
+ * execve(), at the new program's entry point. The word at the stack
+ * pointer is argc, not a return address, and the frame pointer is 0.
+ */
+static void uw_syscall_at_entry(struct kunit *test)
+{
+	static const u8 start[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x31, 0xed };
+	struct uw_test *t = uw_setup(test, 0);
+	unsigned long text = uw_addr(t, 2 * PAGE_SIZE);
+	unsigned long sp = uw_addr(t, 0x100);
+	struct unwind_user_state state = {
+		.ip = text, .sp = sp, .fp = 0, .ws = 8, .topmost = true,
+		.syscall = true,
+	};
+
+	uw_put_bytes(test, text, start, sizeof(start));
+	uw_put(test, sp, 3, 8);				/* argc */
+	KUNIT_ASSERT_EQ(test, unwind_user_walk(&state, &t->trace, UW_MAX), 0);
+	UW_EXPECT(test, t, text);
+
+	/* The same code stopped by an interrupt is a function's entry. */
+	uw_put(test, sp, RA(0), 8);
+	uw_walk(test, t, text, sp, 0, 8, UW_MAX);
+	UW_EXPECT(test, t, text, RA(0));
+}
+
 /* The KUnit thread is a kernel thread: it has no user stack to walk. */
 static void uw_kthread_refused(struct kunit *test)
 {
@@ -398,6 +425,7 @@ static struct kunit_case unwind_user_cases[] = {
 	KUNIT_CASE(uw_function_entry),
 	KUNIT_CASE(uw_function_entry_compat),
 	KUNIT_CASE(uw_not_function_entry),
+	KUNIT_CASE(uw_syscall_at_entry),
 	KUNIT_CASE(uw_kthread_refused),
 	{}
 };
