@@ -252,6 +252,12 @@ mutate bench_walk_count lib/tests/unwind_deferred_bench.c \
 	'		e->walks = p->unwind_info.nr_walks;' '		e->walks = p->unwind_info.nr_walks + 1;' \
 	bench_smoke.
 
+# After execve(), the entry point is not a function's entry with a return
+# address at the stack pointer (step 42).
+mutate syscall_at_entry kernel/unwind/user.c \
+	'entry = topmost && !state->syscall;' 'entry = topmost;' \
+	kunit.uw_syscall_at_entry
+
 # Contract 20, in user space: the PLT stubs of a static program get their
 # rule; perf loads tables, follows DT_NEEDED, and survives its helper.
 mutate plt_not_described tools/unwind/plt.c \
