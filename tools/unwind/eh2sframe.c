@@ -564,12 +564,17 @@ int main(int argc, char **argv)
 				goto usage;
 			mode = c;
 			break;
-		case 'p':
-			lo.pids = realloc(lo.pids, (lo.npids + 1) * sizeof(*lo.pids));
-			if (!lo.pids)
+		case 'p': {
+			char **pids = realloc(lo.pids, (lo.npids + 1) * sizeof(*pids));
+
+			if (!pids) {
+				free(lo.pids);
 				return 1;
+			}
+			lo.pids = pids;
 			lo.pids[lo.npids++] = optarg;
 			break;
+		}
 		case 'a':
 			lo.all = true;
 			break;
@@ -601,7 +606,8 @@ int main(int argc, char **argv)
 	}
 	lo.quiet = quiet;
 	lo.verbose = verbose;
-	verbose = false;	/* the per-row listing is for conversion only */
+	if (mode)
+		verbose = false;	/* the per-row listing is for conversion only */
 	switch (mode) {
 	case 'l':
 		ret = load_tables(&lo, argv + optind, nfiles);
@@ -613,7 +619,6 @@ int main(int argc, char **argv)
 		ret = list_tables(&lo);
 		break;
 	default:
-		verbose = lo.verbose;
 		for (i = optind; i < argc; i++)
 			ret |= convert(argv[i], out, quiet);
 	}

@@ -324,14 +324,13 @@ out:
 }
 
 /*
- * Add @path's interpreter and the libraries it needs, and theirs, to
- * @files, searched in ld.so's order: DT_RPATH of the object that needs
- * them (when it has no DT_RUNPATH) and of the program, LD_LIBRARY_PATH,
- * DT_RUNPATH, the directories of /etc/ld.so.conf, the default ones. A name
- * not found is reported and left out.
+ * Add to @files the interpreter and the needed libraries of each file in
+ * it, and theirs, searched in ld.so's order: DT_RPATH of the object that
+ * needs them (when it has no DT_RUNPATH) and of the program (the first
+ * file), LD_LIBRARY_PATH, DT_RUNPATH, the directories of /etc/ld.so.conf,
+ * the default ones. A name not found goes to @missing.
  */
-static void add_needed(struct strs *files, size_t first,
-		       struct strs *missing)
+static void add_needed(struct strs *files, struct strs *missing)
 {
 	const char *ld_path = getenv("LD_LIBRARY_PATH");
 	char *prog_rpath = NULL;
@@ -339,7 +338,7 @@ static void add_needed(struct strs *files, size_t first,
 	size_t i, j;
 
 	read_ld_so_conf("/etc/ld.so.conf", &conf, 0);
-	for (i = first; i < files->n; i++) {
+	for (i = 0; i < files->n; i++) {
 		char origin[PATH_MAX], *slash;
 		struct dyn_info di;
 
@@ -349,7 +348,7 @@ static void add_needed(struct strs *files, size_t first,
 		slash = strrchr(origin, '/');
 		if (slash)
 			*slash = '\0';
-		if (i == first && di.rpath && !di.runpath)
+		if (!i && di.rpath && !di.runpath)
 			prog_rpath = strdup(di.rpath);
 		if (di.interp && is_x86_64_elf(di.interp)) {
 			char *c = canonical(di.interp);
@@ -369,7 +368,7 @@ static void add_needed(struct strs *files, size_t first,
 			} else {
 				if (!di.runpath)
 					found = search_dirs(name, di.rpath, origin);
-				if (!found && !di.runpath && i != first)
+				if (!found && !di.runpath && i)
 					found = search_dirs(name, prog_rpath, origin);
 				if (!found)
 					found = search_dirs(name, ld_path, origin);
@@ -464,6 +463,49 @@ static int open_device(const char *dev, int flags)
 	return -1;
 }
 
+/*
+ * The store's list, whole, as text (malloc()ed), or NULL after saying why
+ * (open_device()) or on a read error. Opening it needs the privilege that
+ * loading does, so it also checks that.
+ */
+static char *read_device(const char *dev)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap + 1), *more;
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open_device(dev, O_RDONLY);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += n;
+		if (len < cap)
+			continue;
+		more = realloc(buf, 2 * cap + 1);
+		if (!more) {
+			n = -1;
+			errno = ENOMEM;
+			break;
+		}
+		buf = more;
+		cap *= 2;
+	}
+	if (n < 0) {
+		fprintf(stderr, "eh2sframe: %s: %s\n", dev, strerror(errno));
+		free(buf);
+		buf = NULL;
+	} else {
+		buf[len] = '\0';
+	}
+	close(fd);
+	return buf;
+}
+
 /* Write @t for its build-id: 0, or -errno (the kernel's, or ENOMEM). */
 static int write_table(const char *dev, const struct table *t)
 {
@@ -547,7 +589,7 @@ static int collect(const struct load_opts *o, char **names, int n,
 	}
 	*named = files->n;
 	if (o->needed)
-		add_needed(files, 0, missing);
+		add_needed(files, missing);
 	for (i = 0; i < o->npids; i++)
 		if (add_pid(files, o->pids[i]))
 			fprintf(stderr, "eh2sframe: process %s: %s\n",
@@ -574,13 +616,21 @@ static int collect(const struct load_opts *o, char **names, int n,
 int load_tables(const struct load_opts *o, char **names, int n)
 {
 	struct strs files = { 0 }, missing = { 0 }, left = { 0 }, done = { 0 };
+	struct strs present = { 0 };
 	size_t i, loaded = 0, already = 0, bytes = 0, named;
-	int fd, ret = 0;
+	char *list, *line, *save = NULL;
+	int ret = 0;
 
-	fd = open_device(o->device, O_WRONLY);
-	if (fd < 0)
+	/* What is loaded already need not be converted again. */
+	list = read_device(o->device);
+	if (!list)
 		return 1;
-	close(fd);
+	for (line = strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " ")] = '\0';
+		strs_add(&present, line);
+	}
+	free(list);
 	if (collect(o, names, n, &files, &missing, &named)) {
 		ret = 1;
 		goto out;
@@ -588,8 +638,28 @@ int load_tables(const struct load_opts *o, char **names, int n)
 	for (i = 0; i < files.n; i++) {
 		struct table t;
 		char hex[2 * TABLE_BUILD_ID_MAX + 1];
+		uint8_t id[TABLE_BUILD_ID_MAX];
+		size_t len;
 		int err;
 
+		/*
+		 * The build-id first: a file whose table is loaded, or that
+		 * came twice (two paths, a copy), is not converted again.
+		 */
+		if (!file_build_id(files.v[i], id, &len) && len &&
+		    len <= SFRAME_TABLE_BUILD_ID_MAX) {
+			build_id_hex(id, len, hex);
+			if (strs_has(&done, hex))
+				continue;
+			if (strs_has(&present, hex)) {
+				strs_add(&done, hex);
+				already++;
+				if (o->verbose)
+					printf("%s: loaded already for build-id %s\n",
+					       files.v[i], hex);
+				continue;
+			}
+		}
 		if (make_table(files.v[i], o->verbose, &t)) {
 			note(&left, files.v[i], "no table made");
 			/* A file named on the command line is an error. */
@@ -647,6 +717,7 @@ out:
 	strs_free(&missing);
 	strs_free(&left);
 	strs_free(&done);
+	strs_free(&present);
 	return ret;
 }
 
@@ -710,7 +781,7 @@ int remove_tables(const struct load_opts *o, char **names, int n)
 		free(p);
 	}
 	if (o->needed)
-		add_needed(&files, 0, &missing);
+		add_needed(&files, &missing);
 	for (i = 0; i < files.n; i++) {
 		char hex[2 * TABLE_BUILD_ID_MAX + 1], cmd[160];
 		ssize_t w;
@@ -758,17 +829,11 @@ out:
  */
 int list_tables(const struct load_opts *o)
 {
-	char buf[4096];
-	ssize_t n;
-	int fd = open_device(o->device, O_RDONLY);
+	char *list = read_device(o->device);
 
-	if (fd < 0)
+	if (!list)
 		return 1;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, n, stdout);
-	if (n < 0)
-		fprintf(stderr, "eh2sframe: %s: %s\n", o->device,
-			strerror(errno));
-	close(fd);
-	return n < 0;
+	fputs(list, stdout);
+	free(list);
+	return 0;
 }
