@@ -3,7 +3,8 @@
 # Build the patched tree's perf tool statically, for the initramfs, into
 # $BUILD/perf/perf. Feature set: as light as possible while keeping symbol
 # resolution (libelf) and --call-graph dwarf (libdw), which the main job
-# compares against fp,defer. WERROR=1: a compiler warning fails the build;
+# compares against fp,defer, and libtraceevent for tracepoint events such
+# as unwind:unwind_user_context. WERROR=1: a compiler warning fails the build;
 # the linker's notes about glibc functions in static programs remain.
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +12,7 @@ out=$BUILD/perf
 mkdir -p "$out"
 flags=(
 	LDFLAGS=-static WERROR=1
-	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBTRACEEVENT=1 BUILD_BPF_SKEL=0 NO_LIBBPF=1
+	NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=0 NO_LIBBPF=1
 	NO_SLANG=1 NO_GTK2=1 NO_LIBUNWIND=1 NO_LIBNUMA=1 NO_LIBAUDIT=1
 	NO_LIBCRYPTO=1 NO_LIBBABELTRACE=1 NO_CAPSTONE=1 NO_LIBCAP=1 NO_SDT=1
 	NO_JVMTI=1 NO_LIBPFM4=1 NO_LIBDEBUGINFOD=1 NO_SHELLCHECK=1 NO_LIBLLVM=1

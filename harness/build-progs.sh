@@ -34,6 +34,9 @@ build unwind_qsort "$REPO/harness/demo/unwind_qsort.c" -I"$st/unwind" \
 # its .eh_frame describe: the eh_plt job walks from a uprobe on a stub.
 build unwind_plt "$REPO/harness/demo/unwind_plt.c" -fomit-frame-pointer \
 	-momit-leaf-frame-pointer -mno-red-zone -Wa,--gsframe
+# Two workers, each request a span of its own in an OpenTelemetry thread
+# context record (the main job's context demo).
+build otel_service "$REPO/harness/demo/otel_service.c" -pthread -isystem "$hdr/usr/include"
 # An entry point that begins with ENDBR64 (ftrace's deferred-exec test).
 gcc -static -nostdlib -o "$out/endbr_start" "$REPO/harness/demo/endbr_start.c" ||
 	die "building endbr_start failed"
@@ -135,6 +138,9 @@ if [ -f "$dso" ]; then
 	  gcc $dflags $sflags -o "$out/unwind_user_sframe_dso" "$dso" \
 		-L"$out" -Wl,--no-as-needed -lsframe_b -ldl -Wl,-rpath,'$ORIGIN'; } ||
 		die "building unwind_user_sframe_dso failed"
+fi
+if [ -f "$st/unwind/unwind_context.c" ]; then
+	build unwind_context "$st/unwind/unwind_context.c" -pthread -isystem "$hdr/usr/include"
 fi
 if [ -f "$st/unwind/unwind_deferred.c" ]; then
 	build unwind_deferred "$st/unwind/unwind_deferred.c" -pthread

@@ -59,7 +59,7 @@ struct unwind_work {
 
 #ifdef CONFIG_UNWIND_DEFERRED
 
-void unwind_task_init(struct task_struct *task);
+void unwind_task_init(struct task_struct *task, u64 clone_flags);
 void unwind_task_free(struct task_struct *task);
 
 int unwind_user_faultable(struct unwind_stacktrace *trace);
@@ -130,7 +130,7 @@ static __always_inline void unwind_reset_info(void)
 
 #else /* !CONFIG_UNWIND_DEFERRED */
 
-static inline void unwind_task_init(struct task_struct *task) {}
+static inline void unwind_task_init(struct task_struct *task, u64 clone_flags) {}
 static inline void unwind_task_free(struct task_struct *task) {}
 static inline void unwind_deferred_flush(void) {}
 static inline void unwind_reset_info(void) {}

@@ -47,6 +47,12 @@ union unwind_task_state {
  * @regs:	where the entry's walk starts when UNWIND_REGS is set in the
  *		mask: the user state at kernel entry, kept before a signal
  *		frame or a system call restart rewrote the registers
+ * @ctx_slot:	user address of the thread's OpenTelemetry context pointer
+ *		(otel_thread_ctx_v1), registered with prctl(PR_UNWIND_CONTEXT);
+ *		bit 0 set for a 4-byte pointer of a compat task; 0 when none.
+ *		Only the task itself and its fork read or change it.
+ * @ctx_cookie:	cookie of the last entry whose context was emitted, so that
+ *		it is read once per entry however many runs the entry has
  * @nr_walks:	number of user stack walks this task did, for the test and
  *		benchmark clients (CONFIG_UNWIND_DEFERRED_WALK_COUNT)
  */
@@ -55,6 +61,8 @@ struct unwind_task_info {
 	atomic_long_t		completed;
 	struct unwind_cache	*cache;
 	struct unwind_user_state regs;
+	unsigned long		ctx_slot;
+	u64			ctx_cookie;
 #ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
 	unsigned int		nr_walks;
 #endif

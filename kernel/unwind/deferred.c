@@ -39,10 +39,12 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/unwind_context.h>
 #include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
+#include <trace/events/unwind.h>
 
 #include "deferred_test.h"
 
@@ -326,8 +328,16 @@ static void unwind_deferred_run(struct unwind_task_info *info)
 	 */
 	trace.nr = 0;
 	trace.entries = NULL;
-	if (!unwind_task_refused(current))
+	if (!unwind_task_refused(current)) {
 		unwind_walk_cached(info, state.cookie, &trace);
+		/*
+		 * The thread's context record, for the same entry and before
+		 * the stack goes out, so that a tool has it when the stack
+		 * arrives. Nothing but the static key while nobody traces it.
+		 */
+		if (trace_unwind_user_context_enabled())
+			__unwind_context_emit(info, state.cookie);
+	}
 	unwind_deferred_test_point();
 
 	idx = srcu_read_lock(&unwind_srcu);
@@ -540,7 +550,7 @@ EXPORT_SYMBOL_GPL(unwind_deferred_request);
  * as on a return to user space (mask, cookie, completed tracers and cached
  * trace), so that execve() is a hard boundary: a request made later in
  * execve() gets a new cookie and, on the return to user space, the new
- * program's stack.
+ * program's stack. The thread's context registration ends here too.
  *
  * Context: task context, may sleep.
  */
@@ -549,19 +559,26 @@ void unwind_deferred_flush(void)
 	struct unwind_task_info *info = &current->unwind_info;
 	bool done;
 
-	if (!READ_ONCE(info->state.mask))
-		return;
 	/*
 	 * An IRQ or NMI may request again while the callbacks run; each such
 	 * round calls at least one more tracer, so this ends. The run takes
 	 * PENDING itself, so a TIF_NOTIFY_RESUME left set finds nothing to do.
 	 */
-	do {
-		if (READ_ONCE(info->state.mask) & UNWIND_PENDING)
-			unwind_deferred_run(info);
-		scoped_guard(irqsave)
-			done = unwind_state_reset(info);
-	} while (!done);
+	if (READ_ONCE(info->state.mask)) {
+		do {
+			if (READ_ONCE(info->state.mask) & UNWIND_PENDING)
+				unwind_deferred_run(info);
+			scoped_guard(irqsave)
+				done = unwind_state_reset(info);
+		} while (!done);
+	}
+
+	/*
+	 * The registered context pointer is an address in the old program:
+	 * it has been read for the old program's last entry, and the new
+	 * program registers its own.
+	 */
+	info->ctx_slot = 0;
 }
 
 /* See unwind_reset_info(). */
@@ -802,14 +819,21 @@ EXPORT_SYMBOL_GPL(unwind_deferred_cancel_async);
 /**
  * unwind_task_init - reset the deferred unwind state of a new task
  * @task: the new task; its task_struct was copied from the parent's
+ * @clone_flags: the flags it is created with
  *
- * A child inherits no request, cookie or cache from its parent.
+ * A child inherits no request, cookie or cache from its parent. A forked
+ * process keeps the parent thread's context registration: the address is
+ * the same in its copy of the memory. A new thread, or a child with TLS of
+ * its own, starts without one: the address is another thread's variable.
  */
-void unwind_task_init(struct task_struct *task)
+void unwind_task_init(struct task_struct *task, u64 clone_flags)
 {
 	struct unwind_task_info *info = &task->unwind_info;
+	unsigned long ctx_slot = info->ctx_slot;
 
 	memset(info, 0, sizeof(*info));
+	if (!(clone_flags & (CLONE_THREAD | CLONE_SETTLS)))
+		info->ctx_slot = ctx_slot;
 }
 
 /**

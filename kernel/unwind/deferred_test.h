@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals of kernel/unwind/deferred.c that only its tests use: the KUnit
+ * Internals of kernel/unwind/deferred.c and context.c that only their tests
+ * use: the KUnit
  * suite (lib/tests/unwind_deferred_kunit.c) and the test client
  * (lib/tests/unwind_deferred_test.c). Not an interface for tracers.
  */
@@ -15,6 +16,7 @@ u64 unwind_new_cookie(void);
 int unwind_state_request(struct unwind_task_info *info, int bit, u64 *cookie);
 union unwind_task_state unwind_state_take_pending(struct unwind_task_info *info);
 bool unwind_state_reset(struct unwind_task_info *info);
+bool unwind_context_attrs_ok(const u8 *attrs, unsigned int size);
 #endif
 
 #ifdef CONFIG_UNWIND_TEST_CLIENT

@@ -528,6 +528,36 @@ static void ud_cancel_scrubs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&info->completed), 0);
 }
 
+/*
+ * A context record's attributes must be whole entries { key, len, value }
+ * that fill attrs_size exactly: half an entry is a record being rewritten.
+ */
+static void ud_context_attrs(struct kunit *test)
+{
+	static const u8 two[] = { 1, 2, 'a', 'b', 7, 0 };
+	u8 *max;
+
+	KUNIT_EXPECT_TRUE(test, unwind_context_attrs_ok(two, 0));
+	KUNIT_EXPECT_TRUE(test, unwind_context_attrs_ok(two, sizeof(two)));
+	/* The first entry alone, and a key whose length byte is missing. */
+	KUNIT_EXPECT_TRUE(test, unwind_context_attrs_ok(two, 4));
+	KUNIT_EXPECT_FALSE(test, unwind_context_attrs_ok(two, 5));
+	/* A value that runs past the end, by one byte or by most of it. */
+	KUNIT_EXPECT_FALSE(test, unwind_context_attrs_ok(two, 3));
+	KUNIT_EXPECT_FALSE(test, unwind_context_attrs_ok(two, 1));
+
+	/* 612 bytes: two entries with 255-byte values, then one with 96. */
+	max = kunit_kzalloc(test, 612, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, max);
+	max[1] = 255;
+	max[258] = 255;
+	max[515] = 96;
+	KUNIT_EXPECT_TRUE(test, unwind_context_attrs_ok(max, 612));
+	KUNIT_EXPECT_FALSE(test, unwind_context_attrs_ok(max, 611));
+	max[515] = 97;
+	KUNIT_EXPECT_FALSE(test, unwind_context_attrs_ok(max, 612));
+}
+
 static struct kunit_case unwind_deferred_cases[] = {
 	KUNIT_CASE(ud_cookie_format),
 	KUNIT_CASE(ud_cookie_cpus),
@@ -541,6 +571,7 @@ static struct kunit_case unwind_deferred_cases[] = {
 	KUNIT_CASE(ud_init_twice),
 	KUNIT_CASE(ud_reset_drops_cache),
 	KUNIT_CASE(ud_cancel_scrubs),
+	KUNIT_CASE(ud_context_attrs),
 	{}
 };
 

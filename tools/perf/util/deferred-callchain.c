@@ -25,6 +25,7 @@
 #include "deferred-callchain.h"
 #include "event.h"
 #include "evsel.h"
+#include "unwind-context.h"
 
 void deferred_callchains__init(struct deferred_callchains *dc,
 			       deferred_callchains__deliver_t deliver)
@@ -145,6 +146,7 @@ static int deferred_sample__deliver_merged(struct deferred_callchains *dc,
 	}
 
 	ds->sample.callchain = merged;
+	ds->sample.deferred_cookie = ds->cookie;
 	ret = dc->deliver(dc, ds);
 	ds->sample.callchain = recorded;
 	free(merged);
@@ -165,6 +167,20 @@ int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 {
 	struct deferred_sample *ds, *tmp;
 	int ret;
+
+	/*
+	 * The entry's context event describes its samples: a tool must have
+	 * it before them, although the kernel emits it last, on the way out.
+	 */
+	list_for_each_entry_safe(ds, tmp, &dc->samples, list) {
+		if (ds->sample.tid != tid || ds->cookie != cookie ||
+		    !evsel__is_unwind_context(ds->evsel))
+			continue;
+		ret = deferred_sample__deliver_merged(dc, ds, nr, ips);
+		deferred_sample__delete(dc, ds);
+		if (ret)
+			return ret;
+	}
 
 	list_for_each_entry_safe(ds, tmp, &dc->samples, list) {
 		if (ds->sample.tid != tid)

@@ -69,7 +69,8 @@ int deferred_callchains__add(struct deferred_callchains *dc,
  * The user part @ips[@nr] of the samples of @tid with @cookie arrived:
  * deliver them with the merged callchain. The held samples of @tid with
  * other cookies will never get theirs: deliver them as recorded. All in
- * the order they were added.
+ * the order they were added, except that a context event of the entry
+ * (unwind:unwind_user_context) comes first: it describes the others.
  */
 int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 				 u64 cookie, u64 nr, const __u64 *ips);
