@@ -296,6 +296,23 @@ def bench(log, unit, tag):
             target(tag + name, ratio[0] <= limit,
                    '%.1f vs %.1f ticks per frame (%.2fx)' % (sfs[0], fps[0], ratio[0]))
 
+    # 5, context: the delivery at depth 32 with a thread context
+    # registered, the event off and on, over the same delivery alone.
+    cr = build(sel('deliver', log, axis='context'), 'fp')
+    if cr:
+        p('   thread context (unwind_bench -c: OTEP 4947 record, 32-byte attribute), depth 32:')
+        runs = {}
+        for kv in cr:
+            runs.setdefault(kv['run'], {})[kv['set']] = num(kv, 'cost')
+        for st in ('alone', 'off', 'on'):
+            cost = stat([num(kv, 'cost') for kv in cr if kv['set'] == st])
+            ok = all(kv['callbacks'] == kv['expected'] for kv in cr if kv['set'] == st)
+            p('   %-8s %-5s cost %-24s callbacks %s' % (
+                'context', st, fmt(cost), 'all delivered' if ok else 'MISSING'))
+        for st in ('off', 'on'):
+            d = stat([v[st] - v['alone'] for v in runs.values() if st in v and 'alone' in v])
+            p('     %-3s - alone, per delivery: %s' % (st, fmt(d)))
+
     # 6. ftrace.
     p()
     p('6. ftrace: sys_enter_getppid event, cost per event over the event alone (ns)')

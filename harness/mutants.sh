@@ -265,7 +265,7 @@ mutate plt_not_described tools/unwind/plt.c \
 	'	while (0 && n < max && (scn = elf_nextscn(elf, scn))) {' \
 	eh_plt.2
 mutate needed_not_followed tools/unwind/load.c \
-	$'\tif (o->needed)\n\t\tadd_needed(files, 0, missing);\n' '' \
+	$'\tif (o->needed)\n\t\tadd_needed(files, missing);\n' '' \
 	eh_tables.7
 mutate perf_no_load tools/perf/util/sframe-tables.c \
 	'	err = run_command(&cmd);' '	err = 0;' \

@@ -16,6 +16,10 @@
  *	callbacks and frames the client counted:
  *	"deliver depth=D tracers=K threads=T base=B fire=F cost=F-B
  *	 callbacks=C expected=E nr=N"
+ *	With -c, each thread first registers an OpenTelemetry thread context
+ *	(prctl(PR_UNWIND_CONTEXT)) whose record holds IDs and a 32-byte
+ *	attribute: while unwind:unwind_user_context is enabled, every delivery
+ *	also reads and emits it.
  *   unwind_bench time CMD [ARGS...]
  *	runs CMD and prints "time ns=T rc=R" on stderr.
  *
@@ -45,7 +49,7 @@
 
 #define BENCH_DIR "/sys/kernel/debug/unwind_deferred_bench/"
 
-static int depth = 8, tracers = 1, nthreads = 1;
+static int depth = 8, tracers = 1, nthreads = 1, with_context;
 static long count = 1000, iters = 1000;
 
 static void die(const char *what)
@@ -219,8 +223,38 @@ static long deliver_loop(void *arg)
 	return 0;
 }
 
+#ifndef PR_UNWIND_CONTEXT
+#define PR_UNWIND_CONTEXT	0x55435458
+#define PR_UNWIND_CONTEXT_SET	1
+#endif
+
+/* OTEP 4947's thread context record, with one 32-byte attribute. */
+struct ctx_record {
+	uint8_t		trace_id[16];
+	uint8_t		span_id[8];
+	uint8_t		valid;
+	uint8_t		trace_flags;
+	uint16_t	attrs_size;
+	uint8_t		attrs[34];
+};
+
+static __thread void *otel_thread_ctx_v1;
+
 static void *deliver_thread(void *arg)
 {
+	struct ctx_record rec = {
+		.trace_id = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 },
+		.span_id = { 1, 2, 3, 4, 5, 6, 7, 8 },
+		.valid = 1, .trace_flags = 1,
+		.attrs_size = 34, .attrs = { 1, 32 },
+	};
+
+	if (with_context) {
+		otel_thread_ctx_v1 = &rec;
+		if (syscall(SYS_prctl, PR_UNWIND_CONTEXT, PR_UNWIND_CONTEXT_SET,
+			    &otel_thread_ctx_v1, 0, 0))
+			die("prctl(PR_UNWIND_CONTEXT)");
+	}
 	nest(depth, deliver_loop, arg);
 	return NULL;
 }
@@ -289,10 +323,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "time") && argc > 2)
 		return do_time(argv + 2);
 	optind = 2;
-	while ((opt = getopt(argc, argv, "d:i:k:n:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "cd:i:k:n:t:")) != -1) {
 		switch (opt) {
 		case 'd': depth = atoi(optarg); break;
 		case 'i': iters = atol(optarg); break;
+		case 'c': with_context = 1; break;
 		case 'k': tracers = atoi(optarg); break;
 		case 'n': count = atol(optarg); break;
 		case 't': nthreads = atoi(optarg); break;
@@ -308,7 +343,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "deliver"))
 		return do_deliver();
 usage:
-	fprintf(stderr, "usage: unwind_bench syscall|request|deliver [-d DEPTH] [-i ITERS] [-k TRACERS] [-n COUNT] [-t THREADS]\n"
+	fprintf(stderr, "usage: unwind_bench syscall|request|deliver [-c] [-d DEPTH] [-i ITERS] [-k TRACERS] [-n COUNT] [-t THREADS]\n"
 			"       unwind_bench time CMD [ARGS...]\n");
 	return 2;
 }

@@ -16,6 +16,14 @@
  *   unwind_demo --signal N    the same chain, but ppid_c() sends this
  *                             thread SIGUSR1 with tgkill, N times: each
  *                             system call returns through the handler
+ *   unwind_demo --context N   the --getppid chain N times, with an
+ *                             OpenTelemetry thread context registered
+ *                             (prctl(PR_UNWIND_CONTEXT)): before call I
+ *                             (from 0) the record holds trace ID
+ *                             4bf92f3577b34da6a3ce929d0e0e4736, span ID
+ *                             I + 1 (16 hex digits), flags 0x01 and one
+ *                             attribute (key 1, "abc"), except that every
+ *                             fourth record (I % 4 == 3) is marked invalid
  *   unwind_demo --frames      makes that call once and prints the frames a
  *                             walk during the getppid call must find,
  *                             innermost first, as "0x<hex offset>" in this
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 static int depth = 8, loops = 2000, nthreads = 1;
@@ -159,6 +168,51 @@ static int file_offset(unsigned long addr, unsigned long *off)
 	return found ? 0 : -1;
 }
 
+#ifndef PR_UNWIND_CONTEXT
+#define PR_UNWIND_CONTEXT	0x55435458
+#define PR_UNWIND_CONTEXT_SET	1
+#endif
+
+/* OTEP 4947's thread context record, with room for one attribute. */
+struct ctx_record {
+	unsigned char	trace_id[16];
+	unsigned char	span_id[8];
+	unsigned char	valid;
+	unsigned char	trace_flags;
+	unsigned short	attrs_size;
+	unsigned char	attrs[8];
+};
+
+__thread void *otel_thread_ctx_v1;
+
+static int ppid_context(long n)
+{
+	static const unsigned char trace_id[16] = {
+		0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6,
+		0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36,
+	};
+	static struct ctx_record rec;
+	long i;
+	int b;
+
+	if (prctl(PR_UNWIND_CONTEXT, PR_UNWIND_CONTEXT_SET, &otel_thread_ctx_v1, 0, 0))
+		return 1;
+	otel_thread_ctx_v1 = &rec;
+	for (i = 0; i < n; i++) {
+		rec.valid = 0;
+		memcpy(rec.trace_id, trace_id, sizeof(trace_id));
+		for (b = 0; b < 8; b++)
+			rec.span_id[b] = (unsigned long)(i + 1) >> (56 - 8 * b);
+		rec.trace_flags = 1;
+		memcpy(rec.attrs, "\x01\x03" "abc", 5);
+		rec.attrs_size = 5;
+		rec.valid = i % 4 != 3;
+		if (ppid_a() < 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int ppid_main(int argc, char **argv)
 {
 	unsigned long off;
@@ -166,6 +220,8 @@ static int ppid_main(int argc, char **argv)
 
 	if (!strcmp(argv[1], "--getppid") && argc == 3)
 		return ppid_loop(atol(argv[2]));
+	if (!strcmp(argv[1], "--context") && argc == 3)
+		return ppid_context(atol(argv[2]));
 	if (!strcmp(argv[1], "--signal") && argc == 3) {
 		struct sigaction sa = { .sa_handler = ppid_handler };
 
@@ -178,7 +234,7 @@ static int ppid_main(int argc, char **argv)
 		return ppid_loop(atol(argv[2])) || ppid_signals != atol(argv[2]);
 	}
 	if (strcmp(argv[1], "--frames") || argc != 2) {
-		fprintf(stderr, "usage: %s --getppid N | --signal N | --frames\n",
+		fprintf(stderr, "usage: %s --getppid N | --signal N | --context N | --frames\n",
 			argv[0]);
 		return 2;
 	}

@@ -81,6 +81,25 @@ request() {
 # access for the table.
 deliver() {
 	case ${1:-} in
+	context)
+		# The same delivery at depth 32: alone, with a thread context
+		# registered and its event off, and with the event on.
+		ev=/sys/kernel/tracing/events/unwind/unwind_user_context/enable
+		echo "tracers 1" > $B/ctl
+		for r in $(seq "$runs"); do
+			for set in alone off on; do
+				c=; [ $set = alone ] || c=-c
+				[ $set != on ] || echo 1 > $ev
+				set -- $(unwind_bench deliver -d 32 -k 1 -n 400 $c)
+				shift
+				echo 0 > $ev
+				echo > /sys/kernel/tracing/trace
+				echo "@ deliver run=$r axis=context set=$set $*"
+			done
+		done
+		echo "tracers 0" > $B/ctl
+		return
+		;;
 	sframe|table)
 		b=$1
 		prog=unwind_bench_$b

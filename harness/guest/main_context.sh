@@ -55,7 +55,7 @@ insample && /^\tcontext: / {
 	if ($2 ~ /^trace_id=/) {
 		ctx = "ok"
 		split($3, kv, "=")
-		span = substr(kv[2], 1, 2)
+		span = kv[2]
 	} else {
 		split($2, kv, "=")
 		ctx = kv[2]
@@ -77,7 +77,7 @@ awk -v check=$check '
 	if ($2 == "ok") {
 		ok[$1]++
 		want = ($1 == "checkout" ? "c0" : $1 == "search" ? "5e" : "")
-		if (want != "" && $3 != want) bad[$1]++
+		if (want != "" && substr($3, 1, 2) != want) bad[$1]++
 	} else {
 		st[$1 " " $2]++
 	}
@@ -104,7 +104,7 @@ END {
 	}
 	printf "# checkout stacks with a checkout span: %d of %d\n", ok["checkout"], samples["checkout"]
 	printf "# search stacks with a search span: %d of %d\n", ok["search"], samples["search"]
-	print "1..3"
+	print "1..4"
 	fail = 0
 	if (ok["checkout"] < 10 || ok["search"] < 10) { print "not ok 1 too few samples with a span"; fail = 1 }
 	else print "ok 1 at least 10 samples with a span per request kind"
@@ -114,3 +114,27 @@ END {
 	else print "ok 3 every handler sample has the context of its entry"
 	exit fail
 }' /tmp/context.samples
+rc=$?
+
+# perf report --span: the samples of one checkout request only. The busiest
+# checkout span, and how many samples of any kind came with it.
+set -- $(awk '$2 == "ok" && substr($3, 1, 2) == "c0" { n[$3]++ }
+	     END { for (s in n) if (n[s] > best) { best = n[s]; b = s }; print b, best + 0 }' \
+	     /tmp/context.samples)
+span=$1 nspan=$2
+$P report -i $f --stdio -n -q --span $span --sort sym -g none 2>/dev/null |
+	grep -v '^#' > /tmp/context.report
+got=$(awk '$2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' /tmp/context.report)
+other=$(grep -c -e search_handle -e scan_index /tmp/context.report)
+if [ $check = 0 ]; then
+	echo "-- perf report --span $span (one checkout request, $nspan samples):"
+	head -8 /tmp/context.report
+	exit 0
+fi
+if [ -n "$span" ] && [ "$got" = "$nspan" ] && [ "$other" = 0 ]; then
+	echo "ok 4 perf report --span shows exactly the $nspan samples of one request"
+else
+	echo "not ok 4 perf report --span $span: $got samples ($other search lines), want $nspan"
+	rc=1
+fi
+exit $rc

@@ -16,9 +16,11 @@
 #include <linux/perf_event.h>
 #include <linux/zalloc.h>
 
+#include "deferred-callchain.h"
 #include "evsel.h"
 #include "intlist.h"
 #include "sample.h"
+#include "strlist.h"
 #include "unwind-context.h"
 
 bool evsel__is_unwind_context(struct evsel *evsel)
@@ -142,4 +144,26 @@ void unwind_context__span_hex(const struct unwind_context *ctx, char buf[17])
 {
 	for (size_t i = 0; i < sizeof(ctx->span_id); i++)
 		snprintf(buf + 2 * i, 3, "%02x", ctx->span_id[i]);
+}
+
+const struct unwind_context *unwind_contexts__sample(struct unwind_contexts *uc,
+						     struct perf_sample *sample)
+{
+	u64 cookie = sample->deferred_cookie;
+
+	if (!cookie && !perf_sample__deferred_cookie(sample, &cookie))
+		return NULL;
+	return unwind_contexts__find(uc, sample->tid, cookie);
+}
+
+bool unwind_contexts__span_match(struct unwind_contexts *uc,
+				 struct perf_sample *sample, struct strlist *spans)
+{
+	const struct unwind_context *ctx = unwind_contexts__sample(uc, sample);
+	char span[17];
+
+	if (!ctx || ctx->status != UNWIND_CONTEXT_OK)
+		return strlist__has_entry(spans, "none");
+	unwind_context__span_hex(ctx, span);
+	return strlist__has_entry(spans, span);
 }

@@ -9,6 +9,7 @@
 struct evsel;
 struct intlist;
 struct perf_sample;
+struct strlist;
 
 /* The tracepoint that carries a thread's OpenTelemetry context. */
 #define UNWIND_CONTEXT_EVENT	"unwind:unwind_user_context"
@@ -62,5 +63,20 @@ int unwind_context__fprintf(const struct unwind_context *ctx, FILE *fp);
 
 /* The span ID as 16 hex digits and a NUL, into @buf. */
 void unwind_context__span_hex(const struct unwind_context *ctx, char buf[17]);
+
+/*
+ * The context of the kernel entry of @sample, whose user part was deferred:
+ * NULL if it has none, or its context event was not seen (yet).
+ */
+const struct unwind_context *unwind_contexts__sample(struct unwind_contexts *uc,
+						     struct perf_sample *sample);
+
+/*
+ * Does the context of @sample's entry have one of the span IDs in @spans
+ * (16 hex digits each)? "none" in @spans also matches samples without a
+ * valid context.
+ */
+bool unwind_contexts__span_match(struct unwind_contexts *uc,
+				 struct perf_sample *sample, struct strlist *spans);
 
 #endif /* __PERF_UNWIND_CONTEXT_H */
