@@ -39,7 +39,7 @@ PY
 		echo "MUTANT $name: user-space build failed (see $out/$name.build-user)"
 	if "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
 		"$REPO/harness/qemu-run.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
-			"$out/$name.log" test 600 >/dev/null 2>&1
+			"$out/$name.log" "${MUTANT_JOB:-test}" 600 >/dev/null 2>&1
 		caught=$("$REPO/harness/parse-console.py" "$out/$name.log" "" \
 			 --progs "$BUILD/progs" | grep '^FAIL' | cut -d' ' -f2 | tr -d : |
 			 tr '\n' ' ')
@@ -273,6 +273,32 @@ mutate perf_no_load tools/perf/util/sframe-tables.c \
 mutate perf_helper_ends_record tools/perf/util/sframe-tables.c \
 	'	old_chld = signal(SIGCHLD, SIG_DFL);' '	old_chld = signal(SIGCHLD, SIG_IGN); signal(SIGCHLD, old_chld);' \
 	eh_tables.3
+
+# Contract 21: a thread's context, its event and its join (steps 43-45).
+# MUTANT_JOB=context runs just these against the context job.
+mutate ctx_cap_any include/trace/events/unwind.h \
+	'TRACE_EVENT_FLAGS(unwind_user_context, TRACE_EVENT_FL_CAP_ANY)' \
+	'TRACE_EVENT_FLAGS(unwind_user_context, 0)' \
+	unwind_context.20
+mutate ctx_thread_keeps kernel/unwind/deferred.c \
+	'	if (!(clone_flags & (CLONE_THREAD | CLONE_SETTLS)))' '	if (1)' \
+	unwind_context.18
+mutate ctx_exec_keeps kernel/unwind/deferred.c \
+	$'program registers its own.\n\t */\n\tinfo->ctx_slot = 0;' \
+	$'program registers its own.\n\t */' \
+	unwind_context.19
+mutate ctx_attrs_unchecked kernel/unwind/context.c \
+	$'\tif (!unwind_context_attrs_ok(rec->attrs, rec->attrs_size))\n\t\treturn UNWIND_CONTEXT_INVALID;\n' '' \
+	unwind_context.9
+mutate ctx_attrs_off_by_one kernel/unwind/context.c \
+	'size - off - 2 < attrs[off + 1]' 'size - off - 1 < attrs[off + 1]' \
+	kunit.ud_context_attrs
+mutate ctx_ids_on_error kernel/unwind/context.c \
+	'		memset(&rec, 0, UNWIND_CONTEXT_HDR_SIZE);' '		rec.attrs_size = 0;' \
+	unwind_context.4
+mutate perf_context_late tools/perf/util/deferred-callchain.c \
+	'		    !evsel__is_unwind_context(ds->evsel))' '		    true)' \
+	perf_context.3
 
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1

@@ -122,7 +122,7 @@ set -- $(awk '$2 == "ok" && substr($3, 1, 2) == "c0" { n[$3]++ }
 	     END { for (s in n) if (n[s] > best) { best = n[s]; b = s }; print b, best + 0 }' \
 	     /tmp/context.samples)
 span=$1 nspan=$2
-$P report -i $f --stdio -n -q --span $span --sort sym -g none 2>/dev/null |
+$P report -i $f --stdio --no-children -n -q --span $span --sort sym -g none 2>/dev/null |
 	grep -v '^#' > /tmp/context.report
 got=$(awk '$2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' /tmp/context.report)
 other=$(grep -c -e search_handle -e scan_index /tmp/context.report)
