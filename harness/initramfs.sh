@@ -40,7 +40,7 @@ fi
 if [ -x "$BUILD/perf/perf" ]; then
 	mkdir -p "$root/tests/perf/tests/shell"
 	cp "$BUILD/perf/perf" "$root/tests/perf/perf"
-	for t in record_defer.sh; do
+	for t in record_defer.sh record_defer_context.sh; do
 		cp "$SRC/tools/perf/tests/shell/$t" "$root/tests/perf/tests/shell/"
 	done
 fi

@@ -15,7 +15,10 @@
 #    tables eh2sframe makes from their .eh_frame, loaded by build-id;
 #  - an ftrace instance with userstacktrace_delay: events, their cookies and
 #    the deferred user stacks, frames resolved to symbols here; then the
-#    no-FP demo's read() through glibc, without and with its table.
+#    no-FP demo's read() through glibc, without and with its table;
+#  - a two-worker service whose threads keep their OpenTelemetry context:
+#    each sample's stack with the trace and span IDs of its kernel entry,
+#    per request kind, and the stacks whose span is not their handler's (0).
 . "$(dirname "$0")/lib.sh"
 
 logs=$BUILD/logs
@@ -51,5 +54,8 @@ sed -n '/^=== BEGIN ftrace_demo/,/^=== END ftrace_demo/p' "$logs/console-main.lo
 		*)	printf '%s\n' "$line" ;;
 		esac
 	done; }
+# Which request each sample belongs to: the thread context demo.
+sed -n '/^=== BEGIN context_demo/,/^=== END context_demo/p' "$logs/console-main.log" |
+	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'
 echo
 echo "Console log: $logs/console-main.log"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The series' perf tool tests: the merge unit test (no kernel needed)
-# through the patched tree's own "perf test", the fp,defer shell test and
+# through the patched tree's own "perf test", the fp,defer shell tests and
 # perf top with fp,defer.
 # Each result becomes a TAP line; a skip counts as a failure here, as
 # everything the tests need is in the initramfs.
@@ -23,6 +23,17 @@ case $rc in
 *) r="FAILED!" ;;
 esac
 echo " 71: perf record --call-graph fp,defer tests : $r" >>/tmp/perf-tests.out
+# The thread context's join, in perf script and perf report --span.
+bash /tests/perf/tests/shell/record_defer_context.sh >/tmp/perf-shell-ctx.out 2>&1
+rc=$?
+sed 's/^/# /' /tmp/perf-shell-ctx.out
+case $rc in
+0) r=Ok ;;
+2) r=Skip ;;
+*) r="FAILED!" ;;
+esac
+echo " 73: perf script and report join a thread's context to its deferred callchains : $r" \
+	>>/tmp/perf-tests.out
 
 # perf top --call-graph fp,defer on the running demo: top holds each sample
 # until the deferred record of its thread comes, so the chains it shows
@@ -68,7 +79,7 @@ echo " 72: perf top --call-graph fp,defer shows the deferred user frames : $top_
 grep -E '^ *[0-9]+(\.[0-9]+)?: .* ?: (Ok|FAILED!|Skip.*)$' /tmp/perf-tests.out \
 	> /tmp/perf-tests.res
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))

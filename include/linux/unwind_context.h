@@ -30,6 +30,7 @@ struct unwind_context_record {
 	u16	attrs_size;
 	u8	attrs[UNWIND_CONTEXT_MAX_ATTRS];
 };
+
 static_assert(offsetof(struct unwind_context_record, attrs) == UNWIND_CONTEXT_HDR_SIZE);
 static_assert(sizeof(struct unwind_context_record) == UNWIND_CONTEXT_MAX_SIZE);
 

@@ -174,7 +174,7 @@ int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 	 */
 	list_for_each_entry_safe(ds, tmp, &dc->samples, list) {
 		if (ds->sample.tid != tid || ds->cookie != cookie ||
-		    !evsel__is_unwind_context(ds->evsel))
+		    !ds->evsel || !evsel__is_unwind_context(ds->evsel))
 			continue;
 		ret = deferred_sample__deliver_merged(dc, ds, nr, ips);
 		deferred_sample__delete(dc, ds);
