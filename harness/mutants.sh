@@ -295,6 +295,10 @@ mutate ctx_exec_keeps kernel/unwind/deferred.c \
 	$'program registers its own.\n\t */\n\tinfo->ctx_slot = 0;' \
 	$'program registers its own.\n\t */' \
 	unwind_context.19
+mutate ctx_exec_cleared_first kernel/unwind/deferred.c \
+	$'\tif (READ_ONCE(info->state.mask)) {\n\t\tdo {' \
+	$'\tinfo->ctx_slot = 0;\n\tif (READ_ONCE(info->state.mask)) {\n\t\tdo {' \
+	unwind_context.21
 mutate ctx_attrs_unchecked kernel/unwind/context.c \
 	$'\tif (!unwind_context_attrs_ok(rec->attrs, rec->attrs_size))\n\t\treturn UNWIND_CONTEXT_INVALID;\n' '' \
 	unwind_context.9

@@ -59,6 +59,7 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define CTX_EVENT	"events/unwind/unwind_user_context"
 #define SC_EVENT	"events/syscalls/sys_enter_getppid"
+#define EXEC_EVENT	"events/syscalls/sys_enter_execve"
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 #define NOBODY		65534
 /* attr.defer_callchain: bit 38 of the flag word after read_format. */
@@ -189,6 +190,10 @@ static int inst_setup(const int *tids, int n, int syscalls)
 			 inst_write(SC_EVENT "/filter", filter) ||
 			 inst_write(SC_EVENT "/enable", "1")))
 		return -1;
+	/* 2: execve() too, which delivers the old program's entry at once. */
+	if (syscalls == 2 && (inst_write(EXEC_EVENT "/filter", filter) ||
+			      inst_write(EXEC_EVENT "/enable", "1")))
+		return -1;
 	return inst_write(CTX_EVENT "/enable", "1");
 }
 
@@ -226,7 +231,7 @@ static void parse_line(char *line)
 		return;
 	e.tid = atoi(p);
 	msg += 2;
-	if (!strncmp(msg, "sys_getppid(", 12))
+	if (!strncmp(msg, "sys_getppid(", 12) || !strncmp(msg, "sys_execve(", 11))
 		e.kind = EV_CALL;
 	else if (sscanf(msg, "<user unwind request> cookie=%llx", &e.cookie) == 1)
 		e.kind = EV_REQ;
@@ -843,6 +848,50 @@ static void test_inherit(char *self)
 	uctx(PR_UNWIND_CONTEXT_CLEAR, 0, 0, 0);
 }
 
+/*
+ * execve() delivers the old program's pending stacks before its point of no
+ * return: the context that goes with them is the old program's record,
+ * read before the registration ends.
+ */
+static void test_exec_context(char *self)
+{
+	char *const argv[] = { self, "--exec-child", NULL };
+	char want[2 * REC_MAX_SIZE + 128], c;
+	struct call calls[2];
+	struct otel_rec r;
+	int sync[2], tid, n, ok;
+	pid_t pid;
+
+	rec_fill(&r, 0x70, 0x90, 1);
+	rec_text(want, "ok", &r);
+	if (pipe(sync)) {
+		ksft_test_result_fail("execve: pipe: %s\n", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		otel_thread_ctx_v1 = &r;
+		close(sync[1]);
+		if (!uctx(PR_UNWIND_CONTEXT_SET, (unsigned long)&otel_thread_ctx_v1, 0, 0) &&
+		    read(sync[0], &c, 1) == 0)
+			execv("/proc/self/exe", argv);
+		_exit(3);
+	}
+	close(sync[0]);
+	tid = pid;
+	ok = pid > 0 && !inst_setup(&tid, 1, 2);
+	/* The child execs once it sees the end of the pipe. */
+	close(sync[1]);
+	ok &= wait_child(pid, "execve");
+	ok &= !inst_stop();
+	n = ok ? collect(tid, calls, 2) : -1;
+	if (n != 1)
+		ok = fail("execve: %d calls, want 1\n", n);
+	ksft_test_result(ok && check_call(&calls[0], "execve", want),
+			 "execve: the old program's context goes with its last entry\n");
+	cleanup();
+}
+
 /* 0 if the caller may open tracepoint @id for @pid and @cpu, else errno. */
 static int perf_tp(__u64 id, int pid, int cpu)
 {
@@ -917,7 +966,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("no %s: kernel without the context event\n", CTX_EVENT);
 	snprintf(inst, sizeof(inst), TRACEFS "/instances/uctx_%d", getpid());
 	atexit(cleanup);
-	ksft_set_plan(1 + NSTEPS + 1 + 1 + 3 + 1);
+	ksft_set_plan(1 + NSTEPS + 1 + 1 + 3 + 1 + 1);
 
 	ksft_test_result(test_prctl(), "prctl: errors, SET, EBUSY, GET, CLEAR\n");
 	test_statuses();
@@ -930,5 +979,6 @@ int main(int argc, char **argv)
 		ksft_test_result_skip("permissions: cannot set %s\n", PARANOID);
 	else
 		ksft_test_result(ret, "permissions: own task allowed, CPU-wide refused\n");
+	test_exec_context(argv[0]);
 	ksft_finished();
 }
