@@ -37,24 +37,30 @@ check "report resolves kernel symbols" grep -Eq "read_zero|iov_iter_zero|vfs_rea
 # record with each of its 4 calls; the old perf records the event by name
 # and prints it from its format file.
 T=/sys/kernel/tracing
-echo 1 > $T/options/userstacktrace_delay
-echo 1 > $T/events/syscalls/sys_enter_getppid/enable
-$P record -q -e unwind:unwind_user_context -o $D.ctx -- unwind_demo --context 4 \
-	>>/tmp/dp-record.out 2>&1
-echo 0 > $T/events/syscalls/sys_enter_getppid/enable
-echo 0 > $T/options/userstacktrace_delay
-echo > $T/trace
-$P script -i $D.ctx >/tmp/dp-ctx.out 2>>/tmp/dp-script.err
-check "script prints the context event, 4 calls, cookies and IDs" awk '
-	/unwind_user_context:/ {
-		n++
-		if (!match($0, /cookie=0x[0-9a-f]+/)) bad = 1
-		c[substr($0, RSTART, RLENGTH)]++
-		if (n < 4 && $0 !~ sprintf("status=ok trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=%016x flags=0x01 attrs=0103616263", n)) bad = 1
-		if (n == 4 && $0 !~ /status=invalid/) bad = 1
-	}
-	END { for (k in c) m++; exit bad || n != 4 || m != 4 }' /tmp/dp-ctx.out
-sed -n '/unwind_user_context/s/^/# /p' /tmp/dp-ctx.out | head -4
+if [ ! -d $T/events/unwind/unwind_user_context ]; then
+	# The base kernel (base_perf.sh runs this file there too).
+	n=$((n + 1))
+	echo "ok $n - script prints the context event # SKIP kernel without it"
+else
+	echo 1 > $T/options/userstacktrace_delay
+	echo 1 > $T/events/syscalls/sys_enter_getppid/enable
+	$P record -q -e unwind:unwind_user_context -o $D.ctx -- unwind_demo --context 4 \
+		>>/tmp/dp-record.out 2>&1
+	echo 0 > $T/events/syscalls/sys_enter_getppid/enable
+	echo 0 > $T/options/userstacktrace_delay
+	echo > $T/trace
+	$P script -i $D.ctx >/tmp/dp-ctx.out 2>>/tmp/dp-script.err
+	check "script prints the context event, 4 calls, cookies and IDs" awk '
+		/unwind_user_context:/ {
+			n++
+			if (!match($0, /cookie=0x[0-9a-f]+/)) bad = 1
+			c[substr($0, RSTART, RLENGTH)]++
+			if (n < 4 && $0 !~ sprintf("status=ok trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=%016x flags=0x01 attrs=0103616263", n)) bad = 1
+			if (n == 4 && $0 !~ /status=invalid/) bad = 1
+		}
+		END { for (k in c) m++; exit bad || n != 4 || m != 4 }' /tmp/dp-ctx.out
+	sed -n '/unwind_user_context/s/^/# /p' /tmp/dp-ctx.out | head -4
+fi
 for f in /tmp/dp-record.out /tmp/dp-script.err /tmp/dp-report.err; do
 	sed 's/^/# /' $f
 done

@@ -70,9 +70,9 @@ grep unwind_user_context /tmp/tc-ctx-report.out | head -4 | sed 's/^/# /'
 		n++
 		match($0, /cookie=0x[0-9a-f]+/)
 		if (substr($0, RSTART, RLENGTH) != want) bad = 1
-		exp = n == 4 ? "status=invalid trace_id=0{32} span_id=0{16}" : \
+		want_ctx = n == 4 ? "status=invalid trace_id=0{32} span_id=0{16}" : \
 			sprintf("status=ok trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=%016x flags=0x01 attrs=0103616263", n)
-		if ($0 !~ exp) bad = 1
+		if ($0 !~ want_ctx) bad = 1
 	}
 	END { exit bad || n != 4 }' /tmp/tc-ctx-report.out &&
 	! grep -qi 'failed to parse' /tmp/tc-ctx-report.out &&
