@@ -27,6 +27,8 @@ carry() {
 carry /usr/bin/perf /tests/debian/perf
 # The patched tree's perf with its shell tests, which need bash.
 carry /bin/bash /bin/bash
+# util-linux's setpriv, to run a test as an unprivileged user.
+carry /usr/bin/setpriv /usr/bin/setpriv
 # Debian's trace-cmd, to read what the ftrace part records.
 carry /usr/bin/trace-cmd /tests/debian/trace-cmd
 # The ftrace selftests of the series, with ftracetest.

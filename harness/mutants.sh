@@ -177,7 +177,7 @@ mutate sframe_no_fp_fallback kernel/unwind/user.c \
 	$'\t\treturn ret >= 0 ? ret : -ENOENT;\n\t}\n#endif' \
 	unwind_user_sframe_dso.2
 mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
-	'if (fde.func_start <= ip) {' 'if (fde.func_start < ip) {' \
+	'if (fde->func_start <= ip) {' 'if (fde->func_start < ip) {' \
 	kunit.sf_
 mutate sframe_pcmask_ignored kernel/unwind/sframe.c \
 	$'\t\tip_off %= fde->rep_size;' '' \
@@ -278,6 +278,11 @@ mutate needed_not_followed tools/unwind/load.c \
 mutate perf_no_load tools/perf/util/sframe-tables.c \
 	'	err = run_command(&cmd);' '	err = 0;' \
 	eh_tables.2
+# Without the privilege perf says, in one line, how to load the tables.
+mutate perf_unpriv_silent tools/perf/util/sframe-tables.c \
+	$'not loaded (needs CAP_PERFMON): as root, run \'eh2sframe --load --needed %s\' first\\n",' \
+	$'not loaded for %s\\n",' \
+	eh_tables.9
 mutate perf_helper_ends_record tools/perf/util/sframe-tables.c \
 	'	old_chld = signal(SIGCHLD, SIG_DFL);' '	old_chld = signal(SIGCHLD, SIG_IGN); signal(SIGCHLD, old_chld);' \
 	eh_tables.3

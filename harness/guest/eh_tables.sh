@@ -72,7 +72,7 @@ clear_tables() {
 }
 clear_tables
 
-echo "1..8"
+echo "1..9"
 # The user frames of a read() sample of the demo, from glibc's read() out.
 want=" leaf level level level level level level level level run main "
 
@@ -143,3 +143,20 @@ result "$([ "$all" -ge 20 ] && [ $((ok * 100)) -ge $((all * 95)) ] && echo 1)" \
 grep -o '^[^ ]* [0-9a-f]*' /dev/sframe_tables | sed 's/^/# loaded: /'
 clear_tables
 result "$(grep -q . /dev/sframe_tables || echo 1)" "every table removed"
+
+# Without the privilege, perf loads nothing and says, in one line, how to.
+# util-linux's setpriv (busybox's cannot change the uid).
+ps=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 1 > /proc/sys/kernel/perf_event_paranoid
+mkdir -p /tmp/unpriv && chmod 777 /tmp/unpriv
+HOME=/tmp/unpriv /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$P record -q -N --call-graph fp,defer -e cpu-clock -c 100000 -o /tmp/unpriv/perf.data \
+	-- $DEMO -l -d 8 -n 20 -s 65536 >/tmp/eh-unpriv.out 2>&1
+rc=$?
+echo $ps > /proc/sys/kernel/perf_event_paranoid
+sed 's/^/# /' /tmp/eh-unpriv.out | head -5
+set -- $(count /tmp/eh-unpriv.out "CAP_PERFMON")
+result "$([ $rc = 0 ] && [ "$1" = 1 ] &&
+	 grep -q "as root, run 'eh2sframe --load --needed $DEMO' first" /tmp/eh-unpriv.out &&
+	 ! grep -q . /dev/sframe_tables && echo 1)" \
+	"unprivileged: no table loaded, one line saying how to load them"
