@@ -18,6 +18,12 @@ set +e
 # Real CPUs (and single-threaded TCG) see the code change coherently.
 export ACCEL=${ACCEL:-tcg,thread=single}
 
+# No compiler cache: make rebuilds only the mutated file, and twice a
+# mutant's boot ran a kernel without its mutation (its result that of the
+# mutant before it, or none) after builds that ccache served. Compiling the
+# mutated file for real costs seconds and rules the cache out.
+export CCACHE_DISABLE=1
+
 out=$BUILD/mutants
 mkdir -p "$out"
 

@@ -49,8 +49,9 @@
  *                         the tracers in MASK request, in the same entry
  *   waitgate              wait until a task is stopped at the gate
  *   opengate              let it go on
- *   key 0|1               succeed if the exit-to-user static key is off (0)
- *                         or on (1), else fail with -EBUSY
+ *   key 0|1               succeed once the exit-to-user static key is off
+ *                         (0) or on (1); fail with -EBUSY if it is not
+ *                         within about 10 s
  *   clear                 empty the log
  *
  * log (read): one line per event, oldest first:
@@ -484,6 +485,27 @@ static int ut_arm_exec(u64 mask)
 	return 0;
 }
 
+/*
+ * Wait for the exit-to-user static key to be @on. A tracer cancelled with
+ * unwind_deferred_cancel_async() (an ftrace instance whose
+ * userstacktrace_delay a test has just cleared) gives its bit back, and
+ * the last one the key, from a workqueue after grace periods: the key can
+ * stay on for a while after the test's own last tracer was cancelled. A
+ * key that never changes is the failure looked for; it shows after 10 s.
+ */
+static int ut_wait_key(bool on)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (static_key_enabled(&unwind_deferred_enabled) == on)
+			return 0;
+		if (msleep_interruptible(10))
+			return -EINTR;
+	}
+	return -EBUSY;
+}
+
 static int ut_register(u64 mask)
 {
 	int id, ret;
@@ -621,9 +643,7 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 		complete(&ut_gate_open);
 		ret = 0;
 	} else if (sscanf(buf, "key %d", &n) == 1) {
-		/* Succeeds if the exit-to-user key is on (1) or off (0). */
-		ret = static_key_enabled(&unwind_deferred_enabled) == !!n ?
-		      0 : -EBUSY;
+		ret = ut_wait_key(n);
 	} else if (!strncmp(buf, "clear", 5)) {
 		spin_lock_irq(&ut_log_lock);
 		ut_log_len = 0;
