@@ -21,6 +21,21 @@ tmo=${4:-900}
 smp=${SMP:-2}
 
 [ -f "$kernel" ] || die "no kernel at $kernel"
+# Under TCG (without -icount) the guest's TSC is the host's. Tell the guest
+# its rate, which the host's kernel measured: calibrating it against the
+# emulated PIT fails when the host is busy (then the guest keeps time with
+# jiffies, and cpu-clock samples come 4 ms apart and in bursts). Without
+# the host's figure the guest calibrates, and a failure boots once more
+# (below).
+tsc=
+case "${QEMU_EXTRA:-}" in
+*icount*) ;;
+*)	tsc=$(dmesg 2>/dev/null | sed -n \
+		-e 's/.*tsc: Refined TSC clocksource calibration: \([0-9]*\)\.\([0-9]\{3\}\) MHz.*/\1\2/p' \
+		-e 's/.*tsc: Detected \([0-9]*\)\.\([0-9]\{3\}\) MHz \(TSC\|processor\).*/\1\2/p' |
+		tail -n 1)
+	[ -z "$tsc" ] || tsc="tsc_early_khz=$tsc" ;;
+esac
 mkdir -p "$(dirname "$logf")"
 log "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") with -smp $smp, job $job (log: $logf)"
 set +e
@@ -31,7 +46,7 @@ for attempt in 1 2; do
 		qemu-system-x86_64 -M pc -accel "${ACCEL:-tcg,thread=single}" ${QEMU_EXTRA:-} -cpu max -smp "$smp" -m 1G \
 		-bios /usr/share/qemu/qboot.rom -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 unwind.job=$job ${KAPPEND:-}" \
+		-append "console=ttyS0 panic=-1 unwind.job=$job $tsc ${KAPPEND:-}" \
 		</dev/null >"$logf" 2>&1
 	rc=$?
 	# Under TCG the guest's TSC calibration against the PIT sometimes

@@ -12,8 +12,10 @@
 #    the demo's exact frames;
 #  - Debian's own bash (no frame pointers, no SFrame, stripped), running a
 #    recursive shell function: with tables for bash and its libraries, the
-#    share of samples whose user stack reaches __libc_start_main (bash's
-#    main() has no symbol), against the same with --call-graph dwarf.
+#    share of samples whose user stack is complete (reaches
+#    __libc_start_main, as bash's main() has no symbol, or, while ld.so
+#    starts the process, ld.so's _start), against the same with
+#    --call-graph dwarf.
 P=/tests/perf/perf
 E=/tests/bin/eh2sframe
 DEMO=/tests/bin/unwind_demo_sframe
@@ -25,21 +27,63 @@ result() {	# result OK NAME
 	if [ "$1" = 1 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
 }
 
+# The dynamic loader's entry point (e_entry of its ELF header): its _start,
+# where every dynamically linked process begins, and whose code runs until
+# ld.so hands over to the program, before libc's __libc_start_main is on
+# the stack.
+LDSO_ENTRY=$(od -A n -t x8 -j 24 -N 8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
+
 # chains FILE COMM: one line per sample of COMM: R when its kernel part is
 # inside read() of /dev/zero (else -), then the symbols of its user frames,
-# innermost first. bash is stripped: most of its own frames are
-# "[unknown]", and a complete stack is one that reaches libc's
-# __libc_start_main.
+# innermost first. bash is stripped: its own frames are "?ADDRESS". A
+# frame in ld.so's _start (placed from perf's mapping event for ld.so) is
+# "ld.so:_start". A complete stack reaches libc's __libc_start_main or,
+# while the process starts, ends in ld.so's _start.
 chains() {
-	$P script --no-inline -i "$1" -F comm,ip,sym 2>/dev/null | awk -v comm="$2" '
+	$P script --no-inline --show-mmap-events -i "$1" -F comm,ip,sym 2>/dev/null |
+	awk -v comm="$2" -v entry="$LDSO_ENTRY" '
+	function hex(s,   i, v) {
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function tohex(v,   s) {
+		s = ""
+		for (; v > 0; v = int(v / 16))
+			s = substr("0123456789abcdef", v % 16 + 1, 1) s
+		return s
+	}
+	function page(s) { return substr(s, 1, length(s) - 3) }
 	function flush() {
 		if (mine)
 			print ((k ~ / (read_zero|iov_iter_zero)/) ? "R" : "-") u
 		mine = 0
 	}
+	/PERF_RECORD_MMAP2/ {
+		flush()
+		if ($0 ~ /r-xp .*\/ld-linux-x86-64\.so\.2$/ &&
+		    match($0, /\[0x[0-9a-f]+\(/)) {
+			a = substr($0, RSTART + 3, RLENGTH - 4)
+			match($0, / @ 0x[0-9a-f]+ /)
+			ld = hex(a) - hex(substr($0, RSTART + 5, RLENGTH - 6)) + hex(entry)
+			p1 = page(tohex(ld))
+			p2 = page(tohex(ld + 63))
+		}
+		next
+	}
+	/PERF_RECORD/ { flush(); next }
 	/^[^ \t]/ { flush(); mine = ($1 == comm); k = ""; u = ""; next }
 	/^$/ { flush(); next }
-	mine { if ($1 ~ /^ffff/) k = k " " $2; else u = u " " $2 }
+	mine {
+		if ($1 ~ /^ffff/)
+			k = k " " $2
+		else if (ld && (page($1) == p1 || page($1) == p2) &&
+			 hex($1) >= ld && hex($1) < ld + 64)
+			u = u " ld.so:_start"
+		else
+			u = u " " ($2 == "[unknown]" ? "?" $1 : $2)
+	}
 	END { flush() }'
 }
 
@@ -125,10 +169,15 @@ result "$(grep -q "^eh2sframe: loaded [1-9]" /tmp/eh-bash-table.out &&
 	 [ "$nt" -ge 3 ] && echo 1)" \
 	"perf record loads tables for bash and the libraries it needs ($nt tables)"
 chains /tmp/eh-bash-table.data bash >/tmp/eh-bash-table.chains
-set -- $(count /tmp/eh-bash-table.chains " __libc_start_main")
+# Complete: to __libc_start_main, or, while the process starts (ld.so
+# relocating itself and loading bash's libraries), to ld.so's _start.
+done_re=" __libc_start_main| ld[.]so:_start$"
+set -- $(count /tmp/eh-bash-table.chains "$done_re")
 ok=$1 all=$2
+set -- $(count /tmp/eh-bash-table.chains " ld[.]so:_start$")
+starting=$1
 # What the incomplete ones are: their depth and their outermost frames.
-grep -v " __libc_start_main" /tmp/eh-bash-table.chains | head -n 5 |
+grep -Ev "$done_re" /tmp/eh-bash-table.chains | head -n 5 |
 	awk '{ printf "# incomplete, %d frames:", NF - 1
 	       for (i = 2; i <= NF; i++)
 		       if (i <= 7 || i > NF - 3) printf " %s", $i
@@ -136,8 +185,8 @@ grep -v " __libc_start_main" /tmp/eh-bash-table.chains | head -n 5 |
 	       print "" }'
 record dwarf bash-dwarf -- /bin/bash -c "$BASH_JOB"
 chains /tmp/eh-bash-dwarf.data bash >/tmp/eh-bash-dwarf.chains
-set -- $(count /tmp/eh-bash-dwarf.chains " __libc_start_main")
-echo "# bash: fp,defer with tables $ok of $all samples reach __libc_start_main; dwarf $1 of $2"
+set -- $(count /tmp/eh-bash-dwarf.chains "$done_re")
+echo "# bash: fp,defer with tables $ok of $all samples complete ($starting of them in ld.so's start); dwarf $1 of $2"
 result "$([ "$all" -ge 20 ] && [ $((ok * 100)) -ge $((all * 95)) ] && echo 1)" \
 	"bash with tables: >= 95% of stacks complete"
 grep -o '^[^ ]* [0-9a-f]*' /dev/sframe_tables | sed 's/^/# loaded: /'
@@ -150,7 +199,7 @@ ps=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 1 > /proc/sys/kernel/perf_event_paranoid
 mkdir -p /tmp/unpriv && chmod 777 /tmp/unpriv
 HOME=/tmp/unpriv /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
-	$P record -q -N --call-graph fp,defer -e cpu-clock -c 100000 -o /tmp/unpriv/perf.data \
+	$P record -N --call-graph fp,defer -e cpu-clock -c 100000 -o /tmp/unpriv/perf.data \
 	-- $DEMO -l -d 8 -n 20 -s 65536 >/tmp/eh-unpriv.out 2>&1
 rc=$?
 echo $ps > /proc/sys/kernel/perf_event_paranoid
