@@ -306,6 +306,9 @@ mutate ctx_exec_keeps kernel/unwind/deferred.c \
 	$'program registers its own.\n\t */\n\tinfo->ctx_slot = 0;' \
 	$'program registers its own.\n\t */' \
 	unwind_context.19
+mutate ctx_clone_vm_keeps kernel/unwind/deferred.c \
+	$'&&\n\t    (!(clone_flags & CLONE_VM) || (clone_flags & CLONE_VFORK)))' ')' \
+	unwind_context.22
 mutate ctx_exec_cleared_first kernel/unwind/deferred.c \
 	$'\tif (READ_ONCE(info->state.mask)) {\n\t\tdo {' \
 	$'\tinfo->ctx_slot = 0;\n\tif (READ_ONCE(info->state.mask)) {\n\t\tdo {' \

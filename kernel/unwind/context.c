@@ -146,8 +146,9 @@ void __unwind_context_emit(struct unwind_task_info *info, u64 cookie)
  * @arg4: must be 0
  * @arg5: must be 0
  *
- * The registration belongs to the calling thread. A forked process keeps
- * it, a new thread starts without one, and execve() ends it.
+ * The registration belongs to the calling thread. A forked process (and a
+ * vfork() child) keeps it; a new thread, or a child that shares the memory
+ * and runs beside its parent, starts without one; execve() ends it.
  *
  * Context: process context of the calling thread.
  * Return: 0; -EINVAL for an unknown @op, a non-zero unused argument, or a

@@ -825,6 +825,9 @@ EXPORT_SYMBOL_GPL(unwind_deferred_cancel_async);
  * process keeps the parent thread's context registration: the address is
  * the same in its copy of the memory. A new thread, or a child with TLS of
  * its own, starts without one: the address is another thread's variable.
+ * So does a child that shares the memory (CLONE_VM) and runs beside its
+ * parent: both would read one record, which only its owner may rewrite. A
+ * vfork() child keeps it: its parent waits until it execs or exits.
  */
 void unwind_task_init(struct task_struct *task, u64 clone_flags)
 {
@@ -832,7 +835,8 @@ void unwind_task_init(struct task_struct *task, u64 clone_flags)
 	unsigned long ctx_slot = info->ctx_slot;
 
 	memset(info, 0, sizeof(*info));
-	if (!(clone_flags & (CLONE_THREAD | CLONE_SETTLS)))
+	if (!(clone_flags & (CLONE_THREAD | CLONE_SETTLS)) &&
+	    (!(clone_flags & CLONE_VM) || (clone_flags & CLONE_VFORK)))
 		info->ctx_slot = ctx_slot;
 }
 

@@ -15,7 +15,9 @@
  *  3. Four threads: each call of each thread has its own thread's IDs.
  *  4. A thread rewrites its record while perf samples it with deferred
  *     callchains: every event is a whole record or "invalid", never a mix.
- *  5. fork() keeps the registration; a new thread and execve() do not.
+ *  5. fork() keeps the registration; a new thread and execve() do not,
+ *     nor does a CLONE_VM child that runs beside its parent (a vfork()
+ *     child, whose parent waits, does).
  *  6. uid 65534 may record the event with PERF_SAMPLE_RAW for its own task
  *     but not CPU-wide, as sys_enter_getppid.
  *
@@ -33,6 +35,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -816,6 +819,45 @@ static int wait_child(pid_t pid, const char *what)
 	return fail("%s: child status %#x\n", what, status);
 }
 
+/* A clone() child's check: GET gives @arg (0: nothing registered). */
+static int clone_get(void *arg)
+{
+	__u64 got = 0xdeadbeef;
+
+	if (syscall(SYS_prctl, PR_UNWIND_CONTEXT, PR_UNWIND_CONTEXT_GET,
+		    (unsigned long)&got, 0, 0))
+		return 2;
+	return got == (unsigned long)arg ? 0 : 1;
+}
+
+/*
+ * A child that shares the memory and runs beside its parent would read the
+ * record its parent rewrites: it starts without the registration. A vfork()
+ * child (CLONE_VM | CLONE_VFORK), whose parent waits, keeps it.
+ */
+static void test_clone_vm(void)
+{
+	unsigned long me = (unsigned long)&otel_thread_ctx_v1;
+	const size_t size = 64 * 1024;
+	char *stack = malloc(size);
+	int reg, shared = 0, vforked = 0;
+
+	reg = check_ret(uctx(PR_UNWIND_CONTEXT_SET, me, 0, 0), 0, "SET");
+	if (stack) {
+		shared = wait_child(clone(clone_get, stack + size,
+					  CLONE_VM | SIGCHLD, (void *)0UL),
+				    "CLONE_VM");
+		vforked = wait_child(clone(clone_get, stack + size,
+					   CLONE_VM | CLONE_VFORK | SIGCHLD,
+					   (void *)me),
+				     "CLONE_VM | CLONE_VFORK");
+	}
+	free(stack);
+	ksft_test_result(reg && shared && vforked,
+			 "a CLONE_VM child starts without a registration, a vfork() child keeps it\n");
+	uctx(PR_UNWIND_CONTEXT_CLEAR, 0, 0, 0);
+}
+
 static void test_inherit(char *self)
 {
 	unsigned long me = (unsigned long)&otel_thread_ctx_v1;
@@ -966,7 +1008,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("no %s: kernel without the context event\n", CTX_EVENT);
 	snprintf(inst, sizeof(inst), TRACEFS "/instances/uctx_%d", getpid());
 	atexit(cleanup);
-	ksft_set_plan(1 + NSTEPS + 1 + 1 + 3 + 1 + 1);
+	ksft_set_plan(1 + NSTEPS + 1 + 1 + 3 + 1 + 1 + 1);
 
 	ksft_test_result(test_prctl(), "prctl: errors, SET, EBUSY, GET, CLEAR\n");
 	test_statuses();
@@ -980,5 +1022,6 @@ int main(int argc, char **argv)
 	else
 		ksft_test_result(ret, "permissions: own task allowed, CPU-wide refused\n");
 	test_exec_context(argv[0]);
+	test_clone_vm();
 	ksft_finished();
 }
