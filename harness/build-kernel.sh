@@ -57,6 +57,12 @@ if ! make -C "$SRC" O="$obj" CC="$KCC" -j"$JOBS" bzImage >"$obj/build.log" 2>&1;
 	grep -E 'error|Error' "$obj/build.log" | head -20 >&2
 	die "$variant kernel build failed (see $obj/build.log)"
 fi
+# The kernel inside the bzImage must be the vmlinux just built: a piggy.o
+# from ccache once put an older kernel in it (see harness/kcc).
+"$SRC/scripts/extract-vmlinux" "$obj/arch/x86/boot/bzImage" >"$obj/bzImage.payload" 2>/dev/null &&
+	cmp -s "$obj/bzImage.payload" "$obj/arch/x86/boot/compressed/vmlinux.bin" ||
+	die "$variant: the kernel in the bzImage is not the vmlinux just built"
+rm -f "$obj/bzImage.payload"
 [ "$variant" != base ] || { log "built $obj/arch/x86/boot/bzImage"; exit 0; }
 # The series' own directories and files must also be clean at W=1.
 w1=$W1_DIRS

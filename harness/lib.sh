@@ -20,7 +20,7 @@ export CCACHE_BASEDIR=$BUILD
 export CCACHE_NOHASHDIR=1
 export CCACHE_DEPEND=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
-KCC="ccache gcc"
+KCC=$REPO/harness/kcc	# ccache gcc, but not for .incbin (see there)
 
 # Fixed identity and dates so that the exported series is reproducible.
 export GIT_AUTHOR_NAME="Deferred Unwind Project"

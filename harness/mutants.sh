@@ -18,10 +18,11 @@ set +e
 # Real CPUs (and single-threaded TCG) see the code change coherently.
 export ACCEL=${ACCEL:-tcg,thread=single}
 
-# No compiler cache: make rebuilds only the mutated file, and twice a
-# mutant's boot ran a kernel without its mutation (its result that of the
-# mutant before it, or none) after builds that ccache served. Compiling the
-# mutated file for real costs seconds and rules the cache out.
+# No compiler cache: make rebuilds only the mutated file, which costs
+# seconds. Mutants' boots once ran kernels without their mutation: ccache
+# handed back an old piggy.o, the compressed kernel inside the bzImage (see
+# harness/kcc, which now compiles it for real). This keeps the cache out of
+# mutant builds altogether.
 export CCACHE_DISABLE=1
 
 out=$BUILD/mutants

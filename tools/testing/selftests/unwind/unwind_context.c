@@ -819,14 +819,21 @@ static int wait_child(pid_t pid, const char *what)
 	return fail("%s: child status %#x\n", what, status);
 }
 
-/* A clone() child's check: GET gives @arg (0: nothing registered). */
+/*
+ * A clone() child's check: GET gives @arg (0: nothing registered). The
+ * children share the memory: the value is left in clone_got for the
+ * parent's report.
+ */
+static __u64 clone_got;
+
 static int clone_get(void *arg)
 {
 	__u64 got = 0xdeadbeef;
 
 	if (syscall(SYS_prctl, PR_UNWIND_CONTEXT, PR_UNWIND_CONTEXT_GET,
-		    (unsigned long)&got, 0, 0))
+		    (unsigned long)&got, 0UL, 0UL))
 		return 2;
+	clone_got = got;
 	return got == (unsigned long)arg ? 0 : 1;
 }
 
@@ -846,11 +853,15 @@ static void test_clone_vm(void)
 	if (stack) {
 		shared = wait_child(clone(clone_get, stack + size,
 					  CLONE_VM | SIGCHLD, (void *)0UL),
-				    "CLONE_VM");
+				    "CLONE_VM") ||
+			 fail("CLONE_VM: GET gave %#llx, want 0 (registered %#lx)\n",
+			      (unsigned long long)clone_got, me);
 		vforked = wait_child(clone(clone_get, stack + size,
 					   CLONE_VM | CLONE_VFORK | SIGCHLD,
 					   (void *)me),
-				     "CLONE_VM | CLONE_VFORK");
+				     "CLONE_VM | CLONE_VFORK") ||
+			  fail("vfork: GET gave %#llx, want %#lx\n",
+			       (unsigned long long)clone_got, me);
 	}
 	free(stack);
 	ksft_test_result(reg && shared && vforked,
