@@ -10,6 +10,7 @@
 #    built by gcc -O2 without frame pointers: the demo dynamic (PIE, with a
 #    PLT), non-PIE, static (with libc's own code), and with its CFI in
 #    .debug_frame; two selftests;
+#    each also through the copy that eh2sframe --elf writes;
 #  - ehframe.mutant.NAME: the converter broken in one place must make the
 #    oracle fail (each mutant is built in a scratch copy).
 # Usage: ehframe.sh OUT_DIR [SRC]   (SRC: the patched tree, for the
@@ -118,6 +119,11 @@ mutant partial-fde-whole eh2sframe.c \
 	$'if (s->kind != ROW_FRAME && s->kind != ROW_OUTERMOST)\n\t\t\t\tbreak;' \
 	$'if (s->kind == ROW_PLT)\n\t\t\t\tbreak;\n\t\t\tif (s->kind == ROW_LEFT_OUT)\n\t\t\t\tcontinue;'
 mutant signal-converted cfi.c $'\tif (signal)\n\t\treturn R_SIGNAL;\n' ''
+# --elf: the section's function starts relative to the wrong address; the
+# program headers left where they were (the new segment not found).
+mutant elf-base-off elf_out.c 'make_table_at(name, report, tab_vaddr, &t)' \
+	'make_table_at(name, report, tab_vaddr + 8, &t)'
+mutant elf-phdrs-not-moved elf_out.c '	eh.e_phoff = seg_off;' ''
 mutant outermost-left-out cfi.c $'\t\tr->kind = ROW_OUTERMOST;\n\t\treturn R_NR;' \
 	$'\t\treturn R_RA_RULE;'
 mutant debug-frame-ignored cfi.c '		if (list_fdes(elf, name, dbg_data,' \

@@ -23,17 +23,24 @@ plus something that depends only on rip (the PLT's). Then:
   - sframe_validate() accepts the table;
   - the converter's counts (FDEs converted whole, in part, left out, and
     FDEs and bytes per reason) are the ones computed here from readelf;
-  - with --min-coverage, at least PCT% of the FDEs are converted whole.
+  - with --min-coverage, at least PCT% of the FDEs are converted whole;
+  - the copy that eh2sframe --elf writes carries a section that gives the
+    same answers at the same addresses, found through its PT_GNU_SFRAME,
+    which a new read-only PT_LOAD above every other segment maps along
+    with the moved program headers (and PT_PHDR, if any); every other byte
+    of the file is unchanged but the ELF header's table positions.
 Prints one line: "PASS ehframe.oracle.NAME: ..." or "FAIL ...", with
 details of a failure on stderr.
 """
 import argparse
 import os
 import re
+import struct
 import subprocess
 import sys
 
 ENOENT = "err -2"
+PT_GNU_SFRAME = 0x6474E554
 
 
 def run(cmd, **kw):
@@ -270,6 +277,62 @@ def parse_report(text):
     return rep
 
 
+def check_elf_copy(a, addrs, queries):
+    """eh2sframe --elf: the copy's own section, found as the kernel finds
+    it, against the same queries; its layout; the rest of the file."""
+    copy = os.path.join(a.workdir, a.name + ".elf")
+    try:
+        run([a.converter, "-q", "--elf", copy, a.file])
+    except subprocess.CalledProcessError as e:
+        return ["eh2sframe --elf failed: " + e.stderr.strip()]
+    bad = []
+    with open(a.file, "rb") as f:
+        old = f.read()
+    with open(copy, "rb") as f:
+        new = f.read()
+    eh_old = struct.unpack_from("<16sHHIQQQIHHHHHH", old)
+    eh_new = struct.unpack_from("<16sHHIQQQIHHHHHH", new)
+    # e_phoff (5), e_shoff (6) and the counts e_phnum (10), e_shnum (12).
+    for i in range(len(eh_old)):
+        if i not in (5, 6, 10, 12) and eh_old[i] != eh_new[i]:
+            bad.append("--elf: ELF header field %d changed" % i)
+    if new[64:len(old)] != old[64:]:
+        bad.append("--elf: bytes of the file changed")
+    phoff, phnum = eh_new[5], eh_new[10]
+    if phnum != eh_old[10] + 2:
+        bad.append("--elf: %d program headers, not %d" % (phnum, eh_old[10] + 2))
+    phs = [struct.unpack_from("<IIQQQQQQ", new, phoff + 56 * i)
+           for i in range(phnum)]
+    loads = [p for p in phs if p[0] == 1]
+    sfr = [p for p in phs if p[0] == PT_GNU_SFRAME]
+    top = max(p[3] + p[6] for p in loads[:-1]) if len(loads) > 1 else None
+    last = loads[-1] if loads else None
+    if (len(sfr) != 1 or top is None or last[1] != 4 or last[3] < top or
+            last[3] % 4096 != last[2] % 4096 or
+            [p[3] for p in loads] != sorted(p[3] for p in loads) or
+            not (last[2] <= phoff and phoff + 56 * phnum <= last[2] + last[5])
+            or not (last[3] <= sfr[0][3] and
+                    sfr[0][3] + sfr[0][6] <= last[3] + last[6])
+            or sfr[0][3] - last[3] != sfr[0][2] - last[2]):
+        bad.append("--elf: bad layout: loads %s, sframe %s" % (loads, sfr))
+        return bad
+    for p in phs:
+        if p[0] == 6 and (p[2] != phoff or p[3] != last[3] + phoff - last[2]):
+            bad.append("--elf: PT_PHDR does not follow the program headers")
+    out = run([a.lookup, "-v", copy, "-"],
+              input="".join("%#x\n" % x for x in addrs)).splitlines()
+    if not out or out[0] != "validate 0":
+        return bad + ["--elf: the reader does not accept the copy's section"]
+    got = {}
+    for line in out[1:]:
+        addr, rest = line.split(" ", 1)
+        got[int(addr, 16)] = rest
+    bad += ["--elf: %#x: readelf says %s, the copy %s" %
+            (x, queries[x], got.get(x)) for x in addrs
+            if got.get(x) != queries[x]]
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--min-coverage", type=float, default=None)
@@ -408,9 +471,11 @@ def main():
     if not addrs:
         bad.append("nothing checked")
 
+    bad += check_elf_copy(a, addrs, queries)
+
     summary = ("%d FDEs (%d whole, %d in part, %d left out), %d rows, "
                "%d addresses checked, coverage %.2f%% of FDEs, %.2f%% of "
-               "code; table %s bytes" %
+               "code; table %s bytes, the same in its --elf copy" %
                (len(kept), counts["whole"], counts["part"], counts["none"],
                 nrows, len(addrs), cov,
                 100.0 * conv_bytes / total_bytes if total_bytes else 0,

@@ -193,6 +193,8 @@ struct sframe_vma_info;
  * @none:	the mapping has no usable section
  * @cache:	the lookups' cache for its file's own section
  * @tcache:	the lookups' cache for the table loaded for its file
+ * @last:	the cache that gave the last lookup's answer, when that
+ *		answer was a rule (0), else NULL
  */
 struct unwind_user_sframe {
 	unsigned long		start;
@@ -202,6 +204,7 @@ struct unwind_user_sframe {
 	bool			none;
 	struct sframe_cache	cache;
 	struct sframe_cache	tcache;
+	const struct sframe_cache *last;
 };
 
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
@@ -217,6 +220,20 @@ static inline bool unwind_user_sframe_none(const struct unwind_user_sframe *w,
 					   unsigned long ip)
 {
 	return w->none && ip >= w->start && ip < w->end;
+}
+
+/*
+ * The rule the walk's last lookup found, when it was for @ip: a recursion
+ * returns to one address frame after frame. No call and no range test: the
+ * caches hold answers for the mapping the walk is in only (they are emptied
+ * when it moves to another), and one address has one answer.
+ */
+static inline const struct unwind_user_frame *
+unwind_user_sframe_again(const struct unwind_user_sframe *w, unsigned long ip)
+{
+	const struct sframe_cache *c = w->last;
+
+	return c && c->ip == ip ? &c->frame : NULL;
 }
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

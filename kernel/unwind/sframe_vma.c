@@ -7,7 +7,8 @@
  * are read, PT_GNU_SFRAME is located through the PT_LOAD that holds the
  * mapping, and the section's header is checked. The headers are read from
  * the process's own memory, where the first PT_LOAD (which starts at file
- * offset 0) maps them, never from the file: a walk runs in the traced
+ * offset 0) maps them, or the PT_LOAD that a tool moved the program headers
+ * to when it added a segment, never from the file: a walk runs in the traced
  * task's exit path and must not raise LSM or fsnotify events, read a device
  * with side effects, or wait for a network file system. A failure that may
  * pass (no memory, a fault, a fatal signal, a lock not had) is not kept:
@@ -148,6 +149,7 @@ static unsigned long sframe_bias(unsigned long vm_start, unsigned long pgoff,
  * @pgoff:	its file offset, in pages
  * @hdr:	start of the same file's mapping at file offset 0
  * @hdr_len:	that mapping's length
+ * @inode:	the file's inode, only compared (the walk holds the file)
  */
 struct sframe_vma_where {
 	unsigned long	start;
@@ -155,6 +157,7 @@ struct sframe_vma_where {
 	unsigned long	pgoff;
 	unsigned long	hdr;
 	unsigned long	hdr_len;
+	struct inode	*inode;
 };
 
 /* A new entry for a file whose executable mapping is held by @load. */
@@ -286,6 +289,50 @@ static int sframe_discover_own(struct sframe_vma_info *info,
 }
 
 /*
+ * Where the program headers of the file mapped at @where are mapped, when
+ * they are not in its mapping at offset 0: a tool that adds a segment to a
+ * file (eh2sframe --elf, patchelf) moves them to a new PT_LOAD at its end,
+ * where the kernel's ELF loader and ld.so find them through e_phoff. Look
+ * for a readable mapping of the same file that holds file offsets [@off,
+ * @off + @size), among the mappings above the headers'; the caller checks
+ * that the PT_LOAD read there maps them at that address. Returns the user
+ * address, 0 when no such mapping is there, or -EINTR when a fatal signal
+ * came while waiting for mmap_lock.
+ *
+ * Context: task context, no lock held; takes mmap_lock for reading.
+ */
+static long sframe_find_phdrs(const struct sframe_vma_where *where, u64 off,
+			      size_t size)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned long addr = 0;
+	int n = 0;
+	VMA_ITERATOR(vmi, mm, where->hdr);
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	for_each_vma(vmi, vma) {
+		u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		unsigned long len = vma->vm_end - vma->vm_start;
+
+		/* A file's segments, its gaps and its .bss: a few VMAs. */
+		if (++n > 4 * SFRAME_MAX_SEGMENTS)
+			break;
+		if (!vma->vm_file || file_inode(vma->vm_file) != where->inode ||
+		    !(vma->vm_flags & VM_READ))
+			continue;
+		if (off >= start && off - start < len &&
+		    size <= len - (off - start)) {
+			addr = vma->vm_start + (off - start);
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return addr;
+}
+
+/*
  * Read the ELF headers of the file mapped at @where from user memory and
  * find its SFrame section. Returns a new entry, SFRAME_VMA_NONE when the
  * file has no usable section, or an ERR_PTR() for a failure that may pass
@@ -298,11 +345,13 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 {
 	u64 off = (u64)where->pgoff << PAGE_SHIFT;
 	const struct elf64_phdr *load = NULL, *sframe = NULL, *first = NULL;
+	const struct elf64_phdr *phload = NULL;
 	struct sframe_vma_info *info;
 	struct elf64_phdr *phdrs;
+	unsigned long bias, phdr_addr;
 	struct elf64_hdr ehdr;
-	unsigned long bias;
 	size_t size;
+	long found;
 	int i, ret;
 
 	if (where->hdr_len < sizeof(ehdr))
@@ -317,15 +366,23 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	    !ehdr.e_phnum || ehdr.e_phnum > SFRAME_MAX_PHDRS)
 		return SFRAME_VMA_NONE;
 
-	/* The program headers must be mapped with the ELF header. */
+	/* Mapped with the ELF header, or moved to a segment of their own. */
 	size = ehdr.e_phnum * sizeof(*phdrs);
-	if (ehdr.e_phoff > where->hdr_len || size > where->hdr_len - ehdr.e_phoff)
-		return SFRAME_VMA_NONE;
+	if (ehdr.e_phoff <= where->hdr_len &&
+	    size <= where->hdr_len - ehdr.e_phoff) {
+		phdr_addr = where->hdr + ehdr.e_phoff;
+	} else {
+		found = sframe_find_phdrs(where, ehdr.e_phoff, size);
+		if (found < 0)
+			return ERR_PTR(found);
+		if (!found)
+			return SFRAME_VMA_NONE;
+		phdr_addr = found;
+	}
 	phdrs = kmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!phdrs)
 		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(phdrs, (const void __user *)(where->hdr + ehdr.e_phoff),
-			   size)) {
+	if (copy_from_user(phdrs, (const void __user *)phdr_addr, size)) {
 		info = ERR_PTR(-EFAULT);
 		goto out;
 	}
@@ -337,6 +394,9 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 			sframe = ph;
 		else if (ph->p_type == PT_LOAD && !ph->p_offset && !first)
 			first = ph;
+		if (ph->p_type == PT_LOAD && ph->p_offset <= ehdr.e_phoff &&
+		    ehdr.e_phoff - ph->p_offset < ph->p_filesz)
+			phload = ph;
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
 		    off >= round_down(ph->p_offset, PAGE_SIZE) &&
 		    off < ph->p_offset + ph->p_filesz)
@@ -350,9 +410,14 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 			   load->p_vaddr - load->p_offset);
 	/*
 	 * The headers read must be those of this load of the file: the
-	 * mapping at offset 0 has the same load bias as the executable one.
+	 * mapping at offset 0 has the same load bias as the executable one,
+	 * and so has the PT_LOAD that holds the program headers.
 	 */
 	if (where->hdr != bias + round_down(first->p_vaddr, PAGE_SIZE))
+		goto out;
+	if (phdr_addr != where->hdr + ehdr.e_phoff &&
+	    (!phload || phdr_addr != bias + phload->p_vaddr +
+			 (ehdr.e_phoff - phload->p_offset)))
 		goto out;
 
 	info = sframe_info_new(load);
@@ -530,6 +595,7 @@ static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 	 * is deferred to task work, so no file is released in the walk.
 	 */
 	file = get_file(vma->vm_file);
+	where.inode = file_inode(file);
 	if (!locked) {
 		sframe_vma_unlock(mm, vma, locked);
 		if (mmap_read_lock_killable(mm)) {
@@ -601,9 +667,10 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	 * its row again, before even rebuilding the section's addresses.
 	 */
 	if (cache->have_ip && cache->ip == ip) {
-		if (!cache->ret)
+		ret = cache->ret;
+		if (!ret)
 			*frame = cache->frame;
-		return cache->ret;
+		goto out;
 	}
 
 	sec = *rel;
@@ -617,6 +684,9 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 		sframe_drop(ip, w->info);
 		w->none = true;
 	}
+out:
+	/* A rule is in @cache now, for unwind_user_sframe_again(). */
+	w->last = ret ? NULL : cache;
 	return ret;
 }
 
@@ -670,6 +740,7 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->start = 0;
 	w->end = 0;
 	w->none = false;
+	w->last = NULL;
 	memset(&w->cache, 0, sizeof(w->cache));
 	memset(&w->tcache, 0, sizeof(w->tcache));
 }

@@ -202,6 +202,19 @@ static int unwind_user_next(struct unwind_user_state *state,
 
 		return unwind_user_step(state, &fp_frame, sizeof(u64));
 	}
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	/*
+	 * A recursion: the return address whose rule the walk's last lookup
+	 * found, met again. Its step needs no lookup.
+	 */
+	if (!state->topmost && state->ws == sizeof(u64)) {
+		const struct unwind_user_frame *again =
+			unwind_user_sframe_again(sw, state->ip - 1);
+
+		if (again)
+			return unwind_user_step(state, again, sizeof(u64));
+	}
+#endif
 
 	if (unwind_user_frame_rule(state, sw, &frame))
 		return -ENOENT;

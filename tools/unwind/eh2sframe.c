@@ -3,6 +3,7 @@
  * eh2sframe - write an SFrame section for an ELF file from its .eh_frame
  *
  *   eh2sframe [-q] [-v] [-o OUT] FILE...
+ *   eh2sframe [-q] --elf OUT FILE
  *
  * For code that has only DWARF call-frame information (.eh_frame, and
  * .debug_frame where .eh_frame says nothing), such as every library of a
@@ -17,6 +18,10 @@
  * printed as sframe_vaddr (0 when they fit, so that they are the file's own
  * virtual addresses), and the section describes the code between
  * text_vaddr and text_vaddr + text_size, the file's executable segments.
+ *
+ * With --elf it writes a copy of FILE that carries the section itself,
+ * with PT_GNU_SFRAME, for those who would rather ship the table with the
+ * file than load it by build-id (elf_out.c).
  *
  * An FDE with rows SFrame cannot express becomes one SFrame FDE per run of
  * rows it can: the reader finds no function for the rows left out, which
@@ -61,12 +66,15 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: eh2sframe [-q] [-v] [-o OUT] FILE...\n"
+		"       eh2sframe [-q] --elf OUT FILE\n"
 		"       eh2sframe --load [-q] [-v] [--needed] [FILE...] [--pid PID]... [--all]\n"
 		"       eh2sframe --remove [-q] [--needed] FILE|BUILD-ID...\n"
 		"       eh2sframe --list\n"
 		"  Convert each FILE's .eh_frame (and .debug_frame) to SFrame and\n"
 		"  print what was converted and what was left out, and why.\n"
 		"  -o OUT      write the SFrame section (version 2) to OUT (one FILE)\n"
+		"  --elf OUT   write a copy of FILE with the section and PT_GNU_SFRAME\n"
+		"              added, in a new segment at its end\n"
 		"  -q          print only errors\n"
 		"  -v          also list every FDE and row with what became of it\n"
 		"  -l, --load  load each file's table into the kernel's store for its\n"
@@ -405,6 +413,23 @@ static int write_out(const char *path, const uint8_t *buf, size_t len)
  */
 int make_table(const char *name, bool report, struct table *t)
 {
+	return make_table_at(name, report, TABLE_BASE_AUTO, t);
+}
+
+/**
+ * make_table_at - make_table(), with function starts relative to @base
+ * @name:	the file
+ * @report:	print its coverage and the table's figures
+ * @base:	the address the table will be at, for a section in the file
+ *		itself; %TABLE_BASE_AUTO for a table loaded into the kernel
+ *		(0, or the start of the text when 0 is too far)
+ * @t:		filled in; release with table_free()
+ *
+ * Return: 0, or -1 on an error (printed).
+ */
+int make_table_at(const char *name, bool report, uint64_t base,
+		  struct table *t)
+{
 	struct plt_range plt[PLT_SECTIONS_MAX];
 	struct cfi_file cf = { 0 };
 	struct stats st = { 0 };
@@ -458,8 +483,14 @@ int make_table(const char *name, bool report, struct table *t)
 			goto out;
 		}
 	}
-	/* Starts as the file's own addresses when they fit in 32 bits. */
-	if (sfw_write(w, 0, &t->buf, &t->len)) {
+	if (base != TABLE_BASE_AUTO) {
+		t->sframe_vaddr = base;
+		if (sfw_write(w, base, &t->buf, &t->len)) {
+			fprintf(stderr, "%s: cannot write the table\n", name);
+			goto out;
+		}
+	} else if (sfw_write(w, 0, &t->buf, &t->len)) {
+		/* Starts as the file's own addresses when they fit in 32 bits. */
 		t->sframe_vaddr = cf.text_lo;
 		if (sfw_write(w, t->sframe_vaddr, &t->buf, &t->len)) {
 			fprintf(stderr, "%s: cannot write the table\n", name);
@@ -523,7 +554,7 @@ static int convert(const char *name, const char *out, bool quiet)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NEEDED = 256, OPT_REMOVE, OPT_LIST, OPT_DEVICE };
+	enum { OPT_NEEDED = 256, OPT_REMOVE, OPT_LIST, OPT_DEVICE, OPT_ELF };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -536,11 +567,12 @@ int main(int argc, char **argv)
 		{ "remove", no_argument, NULL, OPT_REMOVE },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "elf", required_argument, NULL, OPT_ELF },
 		{ }
 	};
 	struct load_opts lo = { .device = "/dev/sframe_tables" };
 	int c, i, ret = 0, nfiles, mode = 0;
-	const char *out = NULL;
+	const char *out = NULL, *elf_out = NULL;
 	bool quiet = false;
 
 	while ((c = getopt_long(argc, argv, "o:qvhlp:a", opts, NULL)) != -1) {
@@ -584,12 +616,17 @@ int main(int argc, char **argv)
 		case OPT_DEVICE:
 			lo.device = optarg;
 			break;
+		case OPT_ELF:
+			elf_out = optarg;
+			break;
 		default:
 			goto usage;
 		}
 	}
 	nfiles = argc - optind;
-	if (mode && out)
+	if (mode && (out || elf_out))
+		goto usage;
+	if (elf_out && (out || nfiles != 1))
 		goto usage;
 	if (mode != 'l' && (lo.npids || lo.all))
 		goto usage;
@@ -619,6 +656,10 @@ int main(int argc, char **argv)
 		ret = list_tables(&lo);
 		break;
 	default:
+		if (elf_out) {
+			ret = write_elf(argv[optind], elf_out, !quiet) ? 1 : 0;
+			break;
+		}
 		for (i = optind; i < argc; i++)
 			ret |= convert(argv[i], out, quiet);
 	}

@@ -210,7 +210,13 @@ struct table {
 	size_t		id_len;
 };
 
+/* make_table_at()'s @base for a table loaded into the kernel. */
+#define TABLE_BASE_AUTO		UINT64_MAX
+
 int make_table(const char *name, bool report, struct table *t);
+int make_table_at(const char *name, bool report, uint64_t base,
+		  struct table *t);
+int write_elf(const char *name, const char *out, bool report);
 void table_free(struct table *t);
 int file_build_id(const char *path, uint8_t *id, size_t *len);
 void build_id_hex(const uint8_t *id, size_t len, char *hex);

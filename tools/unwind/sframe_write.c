@@ -272,7 +272,8 @@ int sfw_write(struct sfw *w, uint64_t base, uint8_t **buf, size_t *len)
 		const struct sfw_fde *f = &w->fdes[i];
 		int64_t rel = f->start - base;
 
-		if (f->start < base || !fits(rel, 4))
+		/* Signed: a section in the file lies above its code. */
+		if (!fits(rel, 4))
 			return -1;
 		if (i && f->start < w->fdes[i - 1].start + w->fdes[i - 1].size)
 			return -1;
