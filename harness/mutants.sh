@@ -176,6 +176,12 @@ mutate sframe_drop_shared kernel/unwind/sframe_vma.c \
 	$'\tif (ret == -EINVAL) {\n\t\tsframe_drop(ip, w->info);' \
 	$'\tif (ret == -EINVAL) {\n\t\tw->info->sec.num_fdes = 0;\n\t\tsframe_drop(ip, w->info);' \
 	unwind_user_sframe_dso.7
+# A file whose program headers a tool moved to a segment of their own
+# (eh2sframe --elf) is examined through them.
+mutate phdrs_moved_ignored kernel/unwind/sframe_vma.c \
+	$'\t\tfound = sframe_find_phdrs(where, ehdr.e_phoff, size);' \
+	$'\t\tfound = 0;' \
+	unwind_qsort.4
 
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
@@ -196,6 +202,12 @@ mutate sframe_pcrel_ignored kernel/unwind/sframe.c \
 mutate sframe_v3_attrs_kept kernel/unwind/sframe.c \
 	$'\t\tfre_rel += SFRAME_V3_ATTR_SIZE;\n' '' \
 	unwind_user_sframe_v3.1
+# The recursion step reuses the last rule only for the address it was
+# found for.
+mutate sframe_again_any_ip kernel/unwind/sframe.h \
+	'return c && c->ip == ip ? &c->frame : NULL;' \
+	'return c ? &c->frame : NULL;' \
+	unwind_user_sframe.1
 # The frame-pointer fast path is only for code known to have no section.
 mutate fp_fast_path_any_frame kernel/unwind/user.c \
 	'return unwind_user_sframe_none(sw, state->ip - 1);' 'return true;' \

@@ -15,7 +15,9 @@
 #    share of samples whose user stack is complete (reaches
 #    __libc_start_main, as bash's main() has no symbol, or, while ld.so
 #    starts the process, ld.so's _start), against the same with
-#    --call-graph dwarf.
+#    --call-graph dwarf;
+#  - bash and libc as the copies eh2sframe --elf writes, each with its
+#    table as its own section, run with nothing loaded.
 P=/tests/perf/perf
 E=/tests/bin/eh2sframe
 DEMO=/tests/bin/unwind_demo_sframe
@@ -116,7 +118,7 @@ clear_tables() {
 }
 clear_tables
 
-echo "1..9"
+echo "1..11"
 # The user frames of a read() sample of the demo, from glibc's read() out.
 want=" leaf level level level level level level level level run main "
 
@@ -209,3 +211,25 @@ result "$([ $rc = 0 ] && [ "$1" = 1 ] &&
 	 grep -q "as root, run 'eh2sframe --load --needed $DEMO' first" /tmp/eh-unpriv.out &&
 	 ! grep -q . /dev/sframe_tables && echo 1)" \
 	"unprivileged: no table loaded, one line saying how to load them"
+
+# The same bash job from copies that carry their tables as their own
+# sections (eh2sframe --elf), the library found through LD_LIBRARY_PATH,
+# with nothing loaded. ld.so has no copy: the samples taken while it
+# starts the process are cut, as without tables.
+clear_tables
+mkdir -p /tmp/elf
+$E -q --elf /tmp/elf/bash /bin/bash && $E -q --elf /tmp/elf/libc.so.6 /lib/x86_64-linux-gnu/libc.so.6
+rc=$?
+# Not the command alone: bash would exec cat, whose maps these are not.
+LD_LIBRARY_PATH=/tmp/elf /tmp/elf/bash -c 'cat /proc/$$/maps; :' >/tmp/eh-elf-maps.out
+nb=$(grep -c " /tmp/elf/bash$" /tmp/eh-elf-maps.out)
+nl=$(grep -c " /tmp/elf/libc.so.6$" /tmp/eh-elf-maps.out)
+result "$([ $rc = 0 ] && [ "$nb" -ge 1 ] && [ "$nl" -ge 1 ] && echo 1)" \
+	"eh2sframe --elf copies of bash and libc run ($nb and $nl mappings)"
+LD_LIBRARY_PATH=/tmp/elf record fp,defer bash-elf --no-sframe-tables -- /tmp/elf/bash -c "$BASH_JOB"
+chains /tmp/eh-bash-elf.data bash >/tmp/eh-bash-elf.chains
+set -- $(count /tmp/eh-bash-elf.chains " __libc_start_main")
+echo "# bash and libc with their own sections (--elf), nothing loaded: $1 of $2 samples complete"
+result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
+	 ! grep -q . /dev/sframe_tables && echo 1)" \
+	"bash and libc as --elf copies, no table loaded: >= 95% of stacks complete"

@@ -306,12 +306,13 @@ static long sframe_find_phdrs(const struct sframe_vma_where *where, u64 off,
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
 	unsigned long addr = 0;
 	int n = 0;
-	VMA_ITERATOR(vmi, mm, where->hdr);
 
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
+	vma_iter_init(&vmi, mm, where->hdr);
 	for_each_vma(vmi, vma) {
 		u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
 		unsigned long len = vma->vm_end - vma->vm_start;

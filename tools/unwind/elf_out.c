@@ -315,9 +315,12 @@ int write_elf(const char *name, const char *out, bool report)
 	}
 	if (write_copy(out, mode, parts, np))
 		goto out;
-	if (report)
-		printf("  %s: PT_GNU_SFRAME at %#" PRIx64 " (%zu bytes) in a new PT_LOAD at %#" PRIx64 ", program headers moved to offset %#" PRIx64 "\n",
-		       out, tab_vaddr, t.len, seg_vaddr, seg_off);
+	if (report) {
+		printf("  %s: PT_GNU_SFRAME at %#" PRIx64 " (%zu bytes)",
+		       out, tab_vaddr, t.len);
+		printf(" in a new PT_LOAD at %#" PRIx64 " with the program headers\n",
+		       seg_vaddr);
+	}
 	ret = 0;
 	goto out;
 nomem:
