@@ -202,11 +202,11 @@ mutate sframe_pcrel_ignored kernel/unwind/sframe.c \
 mutate sframe_v3_attrs_kept kernel/unwind/sframe.c \
 	$'\t\tfre_rel += SFRAME_V3_ATTR_SIZE;\n' '' \
 	unwind_user_sframe_v3.1
-# The recursion step reuses the last rule only for the address it was
-# found for.
+# The recursion step reuses a kept rule only for the address it was found
+# for.
 mutate sframe_again_any_ip kernel/unwind/sframe.h \
-	'return c && c->ip == ip ? &c->frame : NULL;' \
-	'return c ? &c->frame : NULL;' \
+	'return m->ip == ip ? &m->frame : NULL;' \
+	'return m->ip ? &m->frame : NULL;' \
 	unwind_user_sframe.1
 # The frame-pointer fast path is only for code known to have no section.
 mutate fp_fast_path_any_frame kernel/unwind/user.c \

@@ -184,6 +184,9 @@ int sframe_table_remove(const u8 *id, unsigned int len);
 
 struct sframe_vma_info;
 
+/* Rules a walk keeps by address: a power of 2. */
+#define UNWIND_USER_SFRAME_MEMO	8
+
 /**
  * struct unwind_user_sframe - what one walk knows about the mapping last met
  * @start:	start of that mapping
@@ -193,8 +196,8 @@ struct sframe_vma_info;
  * @none:	the mapping has no usable section
  * @cache:	the lookups' cache for its file's own section
  * @tcache:	the lookups' cache for the table loaded for its file
- * @last:	the cache that gave the last lookup's answer, when that
- *		answer was a rule (0), else NULL
+ * @memo:	the rules found during the walk, by address, in any mapping;
+ *		an entry whose @ip is 0 is empty
  */
 struct unwind_user_sframe {
 	unsigned long		start;
@@ -204,7 +207,10 @@ struct unwind_user_sframe {
 	bool			none;
 	struct sframe_cache	cache;
 	struct sframe_cache	tcache;
-	const struct sframe_cache *last;
+	struct unwind_user_sframe_memo {
+		unsigned long			ip;
+		struct unwind_user_frame	frame;
+	} memo[UNWIND_USER_SFRAME_MEMO];
 };
 
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
@@ -222,18 +228,25 @@ static inline bool unwind_user_sframe_none(const struct unwind_user_sframe *w,
 	return w->none && ip >= w->start && ip < w->end;
 }
 
+/* Where the walk keeps the rule of @ip: return addresses vary in all bits. */
+static inline struct unwind_user_sframe_memo *
+unwind_user_sframe_memo(struct unwind_user_sframe *w, unsigned long ip)
+{
+	return &w->memo[(ip ^ (ip >> 7)) & (UNWIND_USER_SFRAME_MEMO - 1)];
+}
+
 /*
- * The rule the walk's last lookup found, when it was for @ip: a recursion
- * returns to one address frame after frame. No call and no range test: the
- * caches hold answers for the mapping the walk is in only (they are emptied
- * when it moves to another), and one address has one answer.
+ * The rule a lookup of this walk found for @ip, if it is still kept: a
+ * recursion, direct or through several functions, returns to the same
+ * few addresses frame after frame. No call and no range test: one address
+ * has one rule for the whole walk, whichever mapping the walk is in now.
  */
 static inline const struct unwind_user_frame *
-unwind_user_sframe_again(const struct unwind_user_sframe *w, unsigned long ip)
+unwind_user_sframe_again(struct unwind_user_sframe *w, unsigned long ip)
 {
-	const struct sframe_cache *c = w->last;
+	const struct unwind_user_sframe_memo *m = unwind_user_sframe_memo(w, ip);
 
-	return c && c->ip == ip ? &c->frame : NULL;
+	return m->ip == ip ? &m->frame : NULL;
 }
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

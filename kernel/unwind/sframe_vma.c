@@ -680,14 +680,24 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	sec.text_start += w->bias;
 	sec.text_end += w->bias;
 	ret = sframe_find_cached(&sec, cache, ip, frame);
-	/* A malformed section is dropped for good; what was walked stays. */
+	/*
+	 * A malformed section is dropped for good; what was walked stays,
+	 * but no rule kept by this walk is used again.
+	 */
 	if (ret == -EINVAL) {
 		sframe_drop(ip, w->info);
 		w->none = true;
+		memset(w->memo, 0, sizeof(w->memo));
+		return ret;
 	}
 out:
-	/* A rule is in @cache now, for unwind_user_sframe_again(). */
-	w->last = ret ? NULL : cache;
+	if (!ret && ip) {
+		struct unwind_user_sframe_memo *m = unwind_user_sframe_memo(w, ip);
+
+		/* For unwind_user_sframe_again(). */
+		m->ip = ip;
+		m->frame = *frame;
+	}
 	return ret;
 }
 
@@ -731,8 +741,11 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 }
 
 /**
- * unwind_user_sframe_done - drop what a walk cached
+ * unwind_user_sframe_done - drop what a walk cached about its mapping
  * @w: the walk's cache
+ *
+ * The rules it keeps by address (@w->memo) stay: they hold for the whole
+ * walk, in any mapping.
  */
 void unwind_user_sframe_done(struct unwind_user_sframe *w)
 {
@@ -741,7 +754,6 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->start = 0;
 	w->end = 0;
 	w->none = false;
-	w->last = NULL;
 	memset(&w->cache, 0, sizeof(w->cache));
 	memset(&w->tcache, 0, sizeof(w->tcache));
 }

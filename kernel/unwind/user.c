@@ -204,8 +204,8 @@ static int unwind_user_next(struct unwind_user_state *state,
 	}
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	/*
-	 * A recursion: the return address whose rule the walk's last lookup
-	 * found, met again. Its step needs no lookup.
+	 * A return address met before in this walk (a recursion): its rule
+	 * is kept, and its step needs no lookup.
 	 */
 	if (!state->topmost && state->ws == sizeof(u64)) {
 		const struct unwind_user_frame *again =
