@@ -8,6 +8,9 @@
 # "not ok" lines shown.
 runs=$1 load=$2
 shift 2
+# unwind.repeat=N on the kernel command line overrides RUNS.
+r=$(sed -n 's/.*unwind\.repeat=\([0-9]*\).*/\1/p' /proc/cmdline)
+[ -z "$r" ] || runs=$r
 i=0
 while [ $i -lt "$load" ]; do
 	sh -c 'while :; do :; done' &
