@@ -55,7 +55,7 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 		fi
 		[ "$progs_ok" = 1 ] || continue
 		"$REPO/harness/qemu-run.sh" "$BUILD/obj-$variant/arch/x86/boot/bzImage" \
-			"$logs/console-$variant.log" test 1200 || true
+			"$logs/console-$variant.log" test 1800 || true
 		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
 			"$variant." --progs "$BUILD/progs" | record
 	done
