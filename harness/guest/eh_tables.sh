@@ -104,6 +104,18 @@ record() {
 	sed 's/^/# /' /tmp/eh-$tag.out
 }
 
+# user_only FILE: keep the samples that have a user frame, print how many
+# had none. Such a sample has no user stack to be complete or cut (its
+# kernel part only, as when the process exits after its memory is gone).
+# In one CI run the debug kernel, slower at exit and start, had 669 of
+# 10,829 bash samples incomplete by test 7's count, the first four shown
+# of them without any user frame.
+user_only() {
+	grep -c '^[R-]$' "$1"
+	grep -v '^[R-]$' "$1" >"$1.u"
+	mv "$1.u" "$1"
+}
+
 # count FILE PATTERN: "matching total" over lines of FILE.
 count() {
 	awk -v re="$2" '{ t++ } $0 ~ re { m++ } END { printf "%d %d", m, t }' "$1"
@@ -158,8 +170,9 @@ BASH_JOB='f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt 
 PERIOD=400000
 record fp,defer bash-none --no-sframe-tables -- /bin/bash -c "$BASH_JOB"
 chains /tmp/eh-bash-none.data bash >/tmp/eh-bash-none.chains
+nouser=$(user_only /tmp/eh-bash-none.chains)
 set -- $(count /tmp/eh-bash-none.chains " __libc_start_main")
-echo "# bash, fp,defer, no tables: $1 of $2 samples reach __libc_start_main"
+echo "# bash, fp,defer, no tables: $1 of $2 samples reach __libc_start_main ($nouser without user frames left out)"
 # A frame-pointer guess through code built without them may still land on
 # a real chain once in a while: at most 1%.
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -le "$2" ] && echo 1)" \
@@ -171,6 +184,7 @@ result "$(grep -q "^eh2sframe: loaded [1-9]" /tmp/eh-bash-table.out &&
 	 [ "$nt" -ge 3 ] && echo 1)" \
 	"perf record loads tables for bash and the libraries it needs ($nt tables)"
 chains /tmp/eh-bash-table.data bash >/tmp/eh-bash-table.chains
+nouser=$(user_only /tmp/eh-bash-table.chains)
 # Complete: to __libc_start_main, or, while the process starts (ld.so
 # relocating itself and loading bash's libraries), to ld.so's _start.
 done_re=" __libc_start_main| ld[.]so:_start$"
@@ -187,8 +201,9 @@ grep -Ev "$done_re" /tmp/eh-bash-table.chains | head -n 5 |
 	       print "" }'
 record dwarf bash-dwarf -- /bin/bash -c "$BASH_JOB"
 chains /tmp/eh-bash-dwarf.data bash >/tmp/eh-bash-dwarf.chains
+dnouser=$(user_only /tmp/eh-bash-dwarf.chains)
 set -- $(count /tmp/eh-bash-dwarf.chains "$done_re")
-echo "# bash: fp,defer with tables $ok of $all samples complete ($starting of them in ld.so's start); dwarf $1 of $2"
+echo "# bash: fp,defer with tables $ok of $all samples complete ($starting of them in ld.so's start; $nouser without user frames left out); dwarf $1 of $2 ($dnouser left out)"
 result "$([ "$all" -ge 20 ] && [ $((ok * 100)) -ge $((all * 95)) ] && echo 1)" \
 	"bash with tables: >= 95% of stacks complete"
 grep -o '^[^ ]* [0-9a-f]*' /dev/sframe_tables | sed 's/^/# loaded: /'
@@ -237,8 +252,9 @@ PERIOD=4000000
 LD_LIBRARY_PATH=/tmp/elf record fp,defer bash-elf --no-sframe-tables -- /tmp/elf/bash \
 	-c "$(echo "$BASH_JOB" | sed 's/-lt 10000/-lt 3000/')"
 chains /tmp/eh-bash-elf.data bash >/tmp/eh-bash-elf.chains
+nouser=$(user_only /tmp/eh-bash-elf.chains)
 set -- $(count /tmp/eh-bash-elf.chains "$done_re")
-echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 of $2 samples complete"
+echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 of $2 samples complete ($nouser without user frames left out)"
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
 	 [ "$(grep -c . /dev/sframe_tables)" = 1 ] && echo 1)" \
 	"bash and libc as --elf copies, only ld.so's table loaded: >= 95% of stacks complete"
