@@ -166,7 +166,11 @@ result "$([ $rc = 0 ] && ! grep -q "^$id " /dev/sframe_tables && echo 1)" \
 # default of 127 frames a stack, deeper than dwarf's 8 KiB copy. One
 # sample per 400 us of CPU: each walk of 90 frames costs tens of
 # microseconds under TCG.
-BASH_JOB='f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt 10000 ]; do i=$((i + 1)); done; fi; }; f 10'
+# bash_job LOOPS: the job, counting to LOOPS at the bottom.
+bash_job() {
+	echo 'f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt '"$1"' ]; do i=$((i + 1)); done; fi; }; f 10'
+}
+BASH_JOB=$(bash_job 10000)
 PERIOD=400000
 record fp,defer bash-none --no-sframe-tables -- /bin/bash -c "$BASH_JOB"
 chains /tmp/eh-bash-none.data bash >/tmp/eh-bash-none.chains
@@ -250,7 +254,7 @@ $E -q --load /lib64/ld-linux-x86-64.so.2
 # The same depth, a third of the loop.
 PERIOD=4000000
 LD_LIBRARY_PATH=/tmp/elf record fp,defer bash-elf --no-sframe-tables -- /tmp/elf/bash \
-	-c "$(echo "$BASH_JOB" | sed 's/-lt 10000/-lt 3000/')"
+	-c "$(bash_job 3000)"
 chains /tmp/eh-bash-elf.data bash >/tmp/eh-bash-elf.chains
 nouser=$(user_only /tmp/eh-bash-elf.chains)
 set -- $(count /tmp/eh-bash-elf.chains "$done_re")

@@ -25,10 +25,12 @@ plus something that depends only on rip (the PLT's). Then:
     FDEs and bytes per reason) are the ones computed here from readelf;
   - with --min-coverage, at least PCT% of the FDEs are converted whole;
   - the copy that eh2sframe --elf writes carries a section that gives the
-    same answers at the same addresses, found through its PT_GNU_SFRAME,
-    which a new read-only PT_LOAD above every other segment maps along
-    with the moved program headers (and PT_PHDR, if any); every other byte
-    of the file is unchanged but the ELF header's table positions.
+    same answers at the same addresses (read through its .sframe section
+    header; the guest tests read it through PT_GNU_SFRAME, as the kernel
+    does), and a new read-only PT_LOAD above every other segment maps it,
+    its PT_GNU_SFRAME and the moved program headers (and PT_PHDR, if any);
+    every other byte of the file is unchanged but the ELF header's table
+    positions.
 Prints one line: "PASS ehframe.oracle.NAME: ..." or "FAIL ...", with
 details of a failure on stderr.
 """
@@ -277,6 +279,18 @@ def parse_report(text):
     return rep
 
 
+def lookup_answers(lookup, where, addrs):
+    """sframe-lookup -v at @addrs, the section given by @where: its
+    validation line, and its answer per address."""
+    out = run([lookup, "-v"] + where + ["-"],
+              input="".join("%#x\n" % x for x in addrs)).splitlines()
+    got = {}
+    for line in out[1:]:
+        addr, rest = line.split(" ", 1)
+        got[int(addr, 16)] = rest
+    return (out[0] if out else "no output"), got
+
+
 def check_elf_copy(a, addrs, queries):
     """eh2sframe --elf: the copy's own section, found as the kernel finds
     it, against the same queries; its layout; the rest of the file."""
@@ -319,14 +333,9 @@ def check_elf_copy(a, addrs, queries):
     for p in phs:
         if p[0] == 6 and (p[2] != phoff or p[3] != last[3] + phoff - last[2]):
             bad.append("--elf: PT_PHDR does not follow the program headers")
-    out = run([a.lookup, "-v", copy, "-"],
-              input="".join("%#x\n" % x for x in addrs)).splitlines()
-    if not out or out[0] != "validate 0":
+    valid, got = lookup_answers(a.lookup, [copy], addrs)
+    if valid != "validate 0":
         return bad + ["--elf: the reader does not accept the copy's section"]
-    got = {}
-    for line in out[1:]:
-        addr, rest = line.split(" ", 1)
-        got[int(addr, 16)] = rest
     bad += ["--elf: %#x: readelf says %s, the copy %s" %
             (x, queries[x], got.get(x)) for x in addrs
             if got.get(x) != queries[x]]
@@ -441,16 +450,11 @@ def main():
     t = rep["table"]
     addrs = sorted(queries)
     text_vaddr = int(t["text_vaddr"], 16)
-    out = run([a.lookup, "-v", "-r", table, t["sframe_vaddr"],
-               hex(text_vaddr), hex(text_vaddr + int(t["text_size"], 16)),
-               "-"], input="".join("%#x\n" % x for x in addrs)).splitlines()
-    if not out or out[0] != "validate 0":
-        fail("the reader does not accept the table: " +
-             (out[0] if out else "no output"))
-    got = {}
-    for line in out[1:]:
-        addr, rest = line.split(" ", 1)
-        got[int(addr, 16)] = rest
+    valid, got = lookup_answers(
+        a.lookup, ["-r", table, t["sframe_vaddr"], hex(text_vaddr),
+                   hex(text_vaddr + int(t["text_size"], 16))], addrs)
+    if valid != "validate 0":
+        fail("the reader does not accept the table: " + valid)
     bad = ["%#x: readelf says %s, the table %s" % (x, queries[x], got.get(x))
            for x in addrs if got.get(x) != queries[x]]
 
