@@ -292,8 +292,8 @@ def lookup_answers(lookup, where, addrs):
 
 
 def check_elf_copy(a, addrs, queries):
-    """eh2sframe --elf: the copy's own section, found as the kernel finds
-    it, against the same queries; its layout; the rest of the file."""
+    """eh2sframe --elf: the copy's own section, through its section
+    header, against the same queries; its layout; the rest of the file."""
     copy = os.path.join(a.workdir, a.name + ".elf")
     try:
         run([a.converter, "-q", "--elf", copy, a.file])
