@@ -121,6 +121,22 @@ count() {
 	awk -v re="$2" '{ t++ } $0 ~ re { m++ } END { printf "%d %d", m, t }' "$1"
 }
 
+# why FILE: when a count is too low, what the recording holds: perf
+# script's exit status (its first error line on stderr), the samples per
+# comm and the most frequent innermost frames.
+why() {
+	$P script -i "$1" -F comm >/tmp/eh-why.comm 2>/tmp/eh-why.err
+	rc=$?
+	sed -n '1s/^/# perf script: /p' /tmp/eh-why.err >&2
+	printf '; perf script rc %s, samples by comm:%s; innermost frames:%s' $rc \
+		"$(sort /tmp/eh-why.comm | uniq -c | sort -rn | head -n 4 |
+		   awk '{ printf " %s %s", $2, $1 }')" \
+		"$($P script -i "$1" -F comm,ip,sym 2>/dev/null |
+		   awk '/^[^ \t]/ { top = 1; next } top && NF { print $2; top = 0 }' |
+		   sort | uniq -c | sort -rn | head -n 4 |
+		   awk '{ printf " %s %s", $2, $1 }')"
+}
+
 # Tables stay loaded after perf exits: start from an empty store (earlier
 # jobs' perf runs loaded the demos' tables).
 clear_tables() {
@@ -134,32 +150,55 @@ echo "1..11"
 # The user frames of a read() sample of the demo, from glibc's read() out.
 want=" leaf level level level level level level level level run main "
 
-record fp,defer demo-none --no-sframe-tables -- $DEMO -l -d 8 -n 100 -s 1048576
-chains /tmp/eh-demo-none.data unwind_demo_sfr | grep '^R' >/tmp/eh-demo-none.chains
+# demo TAG [PERF OPTION...]: record the demo reading through glibc's read()
+# into /tmp/eh-TAG.data, its read() samples' chains into /tmp/eh-TAG.chains
+# and what perf printed the first time into /tmp/eh-TAG.first. How many
+# samples a run gets inside read() depends on how the host schedules QEMU:
+# 90 to 160 of about 850 in 100 reads when it runs alone (most are the
+# demo's start: a run of one read has about 450, in memset() and page
+# faults), 32 of 418 beside another guest, and none in one CI run. A run
+# with fewer than 10 (too few to judge) is done again with ten times the
+# reads, twice at most, and says so.
+demo() {
+	tag=$1
+	shift
+	rm -f /tmp/eh-$tag.first
+	for loops in 100 1000 10000; do
+		record fp,defer $tag "$@" -- $DEMO -l -d 8 -n $loops -s 1048576
+		[ -f /tmp/eh-$tag.first ] || cp /tmp/eh-$tag.out /tmp/eh-$tag.first
+		chains /tmp/eh-$tag.data unwind_demo_sfr | grep '^R' >/tmp/eh-$tag.chains
+		r=$(wc -l </tmp/eh-$tag.chains)
+		[ "$r" -lt 10 ] || break
+		echo "# $r read() samples in $loops reads$(why /tmp/eh-$tag.data): again with more"
+	done
+}
+
+demo demo-none --no-sframe-tables
 set -- $(count /tmp/eh-demo-none.chains "$want")
 echo "# without a table: $1 of $2 read() samples reach main()"
-result "$([ "$2" -ge 10 ] && [ "$1" = 0 ] && echo 1)" \
-	"demo through glibc's read(), no table: every stack cut ($2 samples)"
+ok=$([ "$2" -ge 10 ] && [ "$1" = 0 ] && echo 1)
+result "$ok" "demo through glibc's read(), no table: every stack cut ($2 samples$([ "$ok" ] || why /tmp/eh-demo-none.data))"
 
 # perf loads the table itself: one line from eh2sframe, then the recording.
 id=$($E $DEMO | sed -n 's/.*: build-id \([0-9a-f]*\),.*/\1/p')
-record fp,defer demo-table -- $DEMO -l -d 8 -n 100 -s 1048576
-result "$(grep -q "^eh2sframe: loaded 1 table" /tmp/eh-demo-table.out &&
+demo demo-table
+result "$(grep -q "^eh2sframe: loaded 1 table" /tmp/eh-demo-table.first &&
 	 grep -q "^$id " /dev/sframe_tables && echo 1)" \
 	"perf record --call-graph fp,defer loads the demo's table by build-id"
 
-chains /tmp/eh-demo-table.data unwind_demo_sfr | grep '^R' >/tmp/eh-demo-table.chains
 set -- $(count /tmp/eh-demo-table.chains "^R (__libc_read|read)$want")
 echo "# with the table: $1 of $2 read() samples reach main(), exact frames"
 head -n 2 /tmp/eh-demo-table.chains | sed 's/^/# /'
-result "$([ "$2" -ge 10 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] && echo 1)" \
-	"demo through glibc's read() with its table: >= 95% exact to main()"
+ok=$([ "$2" -ge 10 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] && echo 1)
+result "$ok" "demo through glibc's read() with its table: >= 95% exact to main()$([ "$ok" ] || echo " ($1 of $2$(why /tmp/eh-demo-table.data))")"
 
 $E --remove $DEMO >/tmp/eh-rm.out 2>&1
 rc=$?
 sed 's/^/# /' /tmp/eh-rm.out
 result "$([ $rc = 0 ] && ! grep -q "^$id " /dev/sframe_tables && echo 1)" \
 	"eh2sframe --remove removes the demo's table"
+# EH_DEMO_ONLY=1: the demo's tests only (the repeat job's eh_demo).
+[ -z "${EH_DEMO_ONLY:-}" ] || exit 0
 
 # Debian's bash: a shell function 10 calls deep that counts at the bottom,
 # about 90 frames with the arithmetic's own recursion: within perf's
