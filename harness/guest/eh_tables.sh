@@ -123,7 +123,8 @@ count() {
 
 # why FILE: when a count is too low, what the recording holds: perf
 # script's exit status (its first error line on stderr), the samples per
-# comm and the most frequent innermost frames.
+# comm, the most frequent innermost frames, and the sample rate the kernel
+# allows now (it lowers it when perf's interrupts take too long).
 why() {
 	$P script -i "$1" -F comm >/tmp/eh-why.comm 2>/tmp/eh-why.err
 	rc=$?
@@ -135,6 +136,8 @@ why() {
 		   awk '/^[^ \t]/ { top = 1; next } top && NF { print $2; top = 0 }' |
 		   sort | uniq -c | sort -rn | head -n 4 |
 		   awk '{ printf " %s %s", $2, $1 }')"
+	printf '; perf_event_max_sample_rate %s' \
+		"$(cat /proc/sys/kernel/perf_event_max_sample_rate)"
 }
 
 # Tables stay loaded after perf exits: start from an empty store (earlier
