@@ -125,15 +125,17 @@ count() {
 # script's exit status (its first error line on stderr), the samples per
 # comm, the most frequent innermost frames, and the sample rate the kernel
 # allows now (it lowers it when perf's interrupts take too long).
+# One perf script run gives both: a sample's first line starts with its
+# comm, its frames follow indented.
 why() {
-	$P script -i "$1" -F comm >/tmp/eh-why.comm 2>/tmp/eh-why.err
+	$P script -i "$1" -F comm,ip,sym >/tmp/eh-why.out 2>/tmp/eh-why.err
 	rc=$?
 	sed -n '1s/^/# perf script: /p' /tmp/eh-why.err >&2
 	printf '; perf script rc %s, samples by comm:%s; innermost frames:%s' $rc \
-		"$(sort /tmp/eh-why.comm | uniq -c | sort -rn | head -n 4 |
+		"$(awk '/^[^ \t]/ { print $1 }' /tmp/eh-why.out |
+		   sort | uniq -c | sort -rn | head -n 4 |
 		   awk '{ printf " %s %s", $2, $1 }')" \
-		"$($P script -i "$1" -F comm,ip,sym 2>/dev/null |
-		   awk '/^[^ \t]/ { top = 1; next } top && NF { print $2; top = 0 }' |
+		"$(awk '/^[^ \t]/ { top = 1; next } top && NF { print $2; top = 0 }' /tmp/eh-why.out |
 		   sort | uniq -c | sort -rn | head -n 4 |
 		   awk '{ printf " %s %s", $2, $1 }')"
 	printf '; perf_event_max_sample_rate %s' \
