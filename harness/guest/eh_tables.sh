@@ -163,7 +163,8 @@ want=" leaf level level level level level level level level run main "
 # demo's start: a run of one read has about 450, in memset() and page
 # faults), 32 of 418 beside another guest, and none in one CI run. A run
 # with fewer than 10 (too few to judge) is done again with ten times the
-# reads, twice at most, and says so.
+# reads, twice at most, and says how many it had (the last run's count is
+# then the one judged).
 demo() {
 	tag=$1
 	shift
@@ -174,7 +175,7 @@ demo() {
 		chains /tmp/eh-$tag.data unwind_demo_sfr | grep '^R' >/tmp/eh-$tag.chains
 		r=$(wc -l </tmp/eh-$tag.chains)
 		[ "$r" -lt 10 ] || break
-		echo "# $r read() samples in $loops reads$(why /tmp/eh-$tag.data): again with more"
+		echo "# only $r read() samples in $loops reads$(why /tmp/eh-$tag.data)"
 	done
 }
 
@@ -305,7 +306,7 @@ for loops in 3000 30000; do
 	nouser=$(user_only /tmp/eh-bash-elf.chains)
 	set -- $(count /tmp/eh-bash-elf.chains "$done_re")
 	[ "$2" -lt 20 ] || break
-	echo "# $2 samples with user frames in a loop of $loops: again with more"
+	echo "# only $2 samples with user frames in a loop of $loops"
 done
 echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 of $2 samples complete ($nouser without user frames left out)"
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
