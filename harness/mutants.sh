@@ -9,6 +9,11 @@
 # Each mutant's boot runs only the test named to catch it (unwind.only=,
 # see guest/init) and the KUnit suites; MUTANT_ALL_TESTS=1 runs the whole
 # job and lists every failure. MUTANT_JOB=JOB boots another job list.
+# MUTANT_SIZES=1 boots nothing: it builds each kernel mutant and prints the
+# sizes its piggy.S holds, marking those equal to the unmodified kernel's
+# (before harness/kcc, such a pair shared one cached piggy.o: README,
+# "Rare failures"). MUTANT_PLANT=1 shows what such a pair did: see
+# plant_piggy().
 . "$(dirname "$0")/lib.sh"
 set +e
 # One host thread for all vCPUs. With multi-threaded TCG, a boot died once
@@ -47,7 +52,22 @@ PY
 	esac
 	[ -z "$user" ] || build_user >"$out/$name.build-user" 2>&1 ||
 		echo "MUTANT $name: user-space build failed (see $out/$name.build-user)"
-	if "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
+	if [ -n "${MUTANT_SIZES:-}" ] && [ -z "$user" ]; then
+		if "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
+			sizes=$(piggy_sizes)
+			if [ "$sizes" = "$base_sizes" ]; then
+				echo "MUTANT $name: sizes $sizes, the SAME as the unmodified kernel's"
+			else
+				echo "MUTANT $name: sizes $sizes"
+			fi
+		else
+			echo "MUTANT $name: does not build (see $out/$name.build)"
+		fi
+	elif [ -n "${MUTANT_SIZES:-}" ]; then
+		:
+	elif [ -n "${MUTANT_PLANT:-}" ]; then
+		[ -n "$user" ] || plant_piggy "$name" "$expect" "$file"
+	elif "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
 		# Only the test meant to catch it (and KUnit, which runs at
 		# boot), unless MUTANT_ALL_TESTS is set: about a minute a boot
 		# instead of several.
@@ -70,6 +90,54 @@ PY
 	[ -z "$user" ] || build_user >/dev/null 2>&1
 }
 
+# The compressed kernel's size and the kernel's size, which are all that
+# arch/x86/boot/compressed/piggy.S holds besides the .incbin of the image.
+piggy_sizes() {
+	awk '/^z_input_len|^z_output_len/ { printf "%s%s", sep, $3; sep = "/" }' \
+		"$BUILD/obj-test/arch/x86/boot/compressed/piggy.S"
+}
+
+# What a stale piggy.o from ccache did before harness/kcc: the unmodified
+# kernel is built, then its bzImage is linked around the mutant's piggy.o
+# (the object a cache hit would have returned: the same piggy.S, another
+# image), as if the two images' sizes had come out the same. The build must
+# refuse that bzImage, and booting it shows what a test run then saw.
+plant_piggy() {	# NAME EXPECT FILE (FILE holds the mutation)
+	local name=$1 expect=$2 file=$3 caught
+	local cdir=$BUILD/obj-test/arch/x86/boot/compressed log=$out/$name.planted.log
+
+	if ! "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
+		echo "MUTANT $name: does not build (see $out/$name.build)"
+		return
+	fi
+	cp "$cdir/piggy.o" "$out/$name.piggy.o"
+	cp "$out/orig" "$file"
+	if ! "$REPO/harness/build-kernel.sh" test >"$out/$name.build-base" 2>&1; then
+		echo "MUTANT $name: the unmodified kernel does not build (see $out/$name.build-base)"
+		return
+	fi
+	# Newer than piggy.S, so make keeps it and relinks the bzImage.
+	cp "$out/$name.piggy.o" "$cdir/piggy.o"
+	if "$REPO/harness/build-kernel.sh" test >"$out/$name.build-planted" 2>&1; then
+		echo "MUTANT $name: PLANTED image NOT REFUSED by build-kernel.sh"
+	else
+		echo "MUTANT $name: planted image refused: $(grep -o 'the kernel in the bzImage.*' \
+			"$out/$name.build-planted")"
+	fi
+	local only="unwind.only=${expect%%.*}"
+	[ -z "${MUTANT_ALL_TESTS:-}" ] || only=
+	KAPPEND=$only "$REPO/harness/qemu-run.sh" \
+		"$BUILD/obj-test/arch/x86/boot/bzImage" "$log" test 600 >/dev/null 2>&1
+	caught=$("$REPO/harness/parse-console.py" "$log" "" --progs "$BUILD/progs" |
+		 grep '^FAIL' | cut -d' ' -f2 | tr -d : | tr '\n' ' ')
+	echo "MUTANT $name: the unmodified series' bzImage around its image booted" \
+	     "$(grep -a -o -m1 'Linux version .*' "$log" | sed 's/.*) #/#/')" \
+	     "and failed: ${caught:-nothing}"
+	grep -a -E '^# line [0-9]+:' "$log" | sed "s/^/MUTANT $name:   /"
+	# The next build must compile piggy.o again.
+	rm -f "$cdir/piggy.o"
+}
+
 build_user() {
 	"$REPO/harness/build-progs.sh" && "$REPO/harness/build-perf.sh" &&
 		"$REPO/harness/initramfs.sh"
@@ -77,8 +145,14 @@ build_user() {
 
 only="$*"
 "$REPO/harness/prepare.sh" >/dev/null
+if [ -n "${MUTANT_SIZES:-}" ]; then
+	"$REPO/harness/build-kernel.sh" test >/dev/null 2>&1 ||
+		die "the unmodified test kernel does not build"
+	base_sizes=$(piggy_sizes)
+	echo "unmodified test kernel: sizes $base_sizes (compressed/uncompressed)"
+fi
 # perf too: without it every perf test fails, and would "catch" any mutant.
-build_user >/dev/null
+[ -n "${MUTANT_SIZES:-}" ] || build_user >/dev/null
 
 mutate no_align kernel/unwind/user.c \
 	$'\tif (cfa & (ws - 1))\n\t\treturn -EINVAL;\n' '' \
@@ -313,7 +387,8 @@ mutate ctx_cap_any include/trace/events/unwind.h \
 	'TRACE_EVENT_FLAGS(unwind_user_context, 0)' \
 	unwind_context.20
 mutate ctx_thread_keeps kernel/unwind/deferred.c \
-	'	if (!(clone_flags & (CLONE_THREAD | CLONE_SETTLS)))' '	if (1)' \
+	$'\tif (!(clone_flags & (CLONE_THREAD | CLONE_SETTLS)) &&\n\t    (!(clone_flags & CLONE_VM) || (clone_flags & CLONE_VFORK)))' \
+	$'\tif (1)' \
 	unwind_context.18
 mutate ctx_exec_keeps kernel/unwind/deferred.c \
 	$'program registers its own.\n\t */\n\tinfo->ctx_slot = 0;' \
