@@ -98,44 +98,51 @@ piggy_sizes() {
 }
 
 # What a stale piggy.o from ccache did before harness/kcc: the unmodified
-# kernel is built, then its bzImage is linked around the mutant's piggy.o
-# (the object a cache hit would have returned: the same piggy.S, another
-# image), as if the two images' sizes had come out the same. The build must
-# refuse that bzImage, and booting it shows what a test run then saw.
+# series is built with a gcc that, like a cache hit on the same piggy.S,
+# hands back the mutant's piggy.o (it compiles piggy.S, so that kbuild gets
+# its dependency file, then puts the mutant's object in its place), as if
+# the two images' sizes had come out the same. build-kernel.sh must refuse
+# that bzImage; booting it shows what a test run on it saw.
 plant_piggy() {	# NAME EXPECT FILE (FILE holds the mutation)
-	local name=$1 expect=$2 file=$3 caught
-	local cdir=$BUILD/obj-test/arch/x86/boot/compressed log=$out/$name.planted.log
+	local name=$1 expect=$2 file=$3 caught only gcc
+	local obj=$BUILD/obj-test/arch/x86/boot/compressed/piggy.o
+	local log=$out/$name.planted.log bin=$out/plant-bin
 
 	if ! "$REPO/harness/build-kernel.sh" test >"$out/$name.build" 2>&1; then
 		echo "MUTANT $name: does not build (see $out/$name.build)"
 		return
 	fi
-	cp "$cdir/piggy.o" "$out/$name.piggy.o"
+	cp "$obj" "$out/$name.piggy.o"
 	cp "$out/orig" "$file"
-	if ! "$REPO/harness/build-kernel.sh" test >"$out/$name.build-base" 2>&1; then
-		echo "MUTANT $name: the unmodified kernel does not build (see $out/$name.build-base)"
-		return
-	fi
-	# Newer than piggy.S, so make keeps it and relinks the bzImage.
-	cp "$out/$name.piggy.o" "$cdir/piggy.o"
-	if "$REPO/harness/build-kernel.sh" test >"$out/$name.build-planted" 2>&1; then
+	gcc=$(command -v gcc)
+	mkdir -p "$bin"
+	printf '%s\n' '#!/bin/sh' \
+		'case " $* " in' \
+		'*" arch/x86/boot/compressed/piggy.S "*)' \
+		"	$gcc \"\$@\" || exit" \
+		"	cp '$out/$name.piggy.o' '$obj' ;;" \
+		"*)	exec $gcc \"\$@\" ;;" \
+		'esac' >"$bin/gcc"
+	chmod +x "$bin/gcc"
+	if PATH=$bin:$PATH "$REPO/harness/build-kernel.sh" test \
+		>"$out/$name.build-planted" 2>&1; then
 		echo "MUTANT $name: PLANTED image NOT REFUSED by build-kernel.sh"
 	else
-		echo "MUTANT $name: planted image refused: $(grep -o 'the kernel in the bzImage.*' \
+		echo "MUTANT $name: build-kernel.sh: $(grep -o 'ERROR: .*' \
 			"$out/$name.build-planted")"
 	fi
-	local only="unwind.only=${expect%%.*}"
+	only="unwind.only=${expect%%.*}"
 	[ -z "${MUTANT_ALL_TESTS:-}" ] || only=
 	KAPPEND=$only "$REPO/harness/qemu-run.sh" \
 		"$BUILD/obj-test/arch/x86/boot/bzImage" "$log" test 600 >/dev/null 2>&1
 	caught=$("$REPO/harness/parse-console.py" "$log" "" --progs "$BUILD/progs" |
 		 grep '^FAIL' | cut -d' ' -f2 | tr -d : | tr '\n' ' ')
-	echo "MUTANT $name: the unmodified series' bzImage around its image booted" \
-	     "$(grep -a -o -m1 'Linux version .*' "$log" | sed 's/.*) #/#/')" \
-	     "and failed: ${caught:-nothing}"
+	echo "MUTANT $name: that bzImage booted \"$(grep -a -o -m1 '#[0-9][0-9]* SMP [^\r]*' "$log")\"," \
+	     "the vmlinux built is \"$(strings "$BUILD/obj-test/vmlinux" |
+		grep -o -m1 '#[0-9][0-9]* SMP .*')\"; failed: ${caught:-nothing}"
 	grep -a -E '^# line [0-9]+:' "$log" | sed "s/^/MUTANT $name:   /"
 	# The next build must compile piggy.o again.
-	rm -f "$cdir/piggy.o"
+	rm -f "$obj"
 }
 
 build_user() {

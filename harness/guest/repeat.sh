@@ -1,11 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # repeat.sh RUNS LOAD CMD...: run a TAP program RUNS times, with LOAD busy
-# loops competing for the CPUs (the rare failures of unwind_deferred were
-# seen on a loaded host), and report per test number how many runs failed
-# it. TAP: one line per test number that any run reported, "ok" when no run
-# failed it; a failing run's lines are kept in /tmp/repeat-RUN.out and its
-# "not ok" lines shown.
+# loops competing for the CPUs (races show on a loaded host), and report
+# per test number how many runs failed it. TAP: one line per test number
+# that any run reported, "ok" when no run failed it; a failing run's lines
+# are kept in /tmp/repeat-RUN.out and its "not ok" lines shown.
 runs=$1 load=$2
 shift 2
 # unwind.repeat=N on the kernel command line overrides RUNS.
