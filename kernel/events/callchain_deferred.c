@@ -20,6 +20,7 @@
  * user callchains.
  */
 
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/unwind_deferred.h>
@@ -42,10 +43,26 @@
  */
 static struct unwind_work perf_unwind_work;
 
-/* Protect perf_defer_users and perf_defer_registered. */
+/*
+ * Events with defer_callchain, inherited ones included. While one exists,
+ * creating and freeing another (at every fork and exit of a task with
+ * inherited events) only changes this count: perf_defer_mutex is taken on
+ * the way up from none, to register, and by the release work.
+ */
+static atomic_t perf_defer_users = ATOMIC_INIT(0);
+
+/* Protects perf_defer_registered; serialises registration with release. */
 static DEFINE_MUTEX(perf_defer_mutex);
-static unsigned int perf_defer_users;
 static bool perf_defer_registered;
+
+/*
+ * Unregistering turns the exit path's static key off (text patching on
+ * every CPU), waits for two grace periods and visits every thread, and the
+ * next event undoes it. Any user can open and close an event in a loop, so
+ * the last event's release is delayed, as perf does for perf_sched_events:
+ * at most one unregistration a second, and none while events keep coming.
+ */
+#define PERF_DEFER_RELEASE_DELAY	HZ
 
 struct perf_callchain_deferred_event {
 	struct unwind_stacktrace	*trace;
@@ -144,17 +161,27 @@ u64 perf_callchain_defer_request(void)
  * (every tracer bit taken), requests are refused and samples walk the user
  * stack in place, as without defer_callchain; the next event tries again.
  *
- * Context: task context, may sleep (from perf_event_alloc()).
+ * Context: task context (from perf_event_alloc()); sleeps only for the
+ * first event, or while a release runs.
  */
 void perf_callchain_defer_get(void)
 {
+	/*
+	 * Registered and in use: the release work cannot unregister while
+	 * the count is not zero, and only the locked path below raises it
+	 * from zero.
+	 */
+	if (READ_ONCE(perf_defer_registered) &&
+	    atomic_inc_not_zero(&perf_defer_users))
+		return;
+
 	guard(mutex)(&perf_defer_mutex);
 
-	perf_defer_users++;
+	atomic_inc(&perf_defer_users);
 	if (!perf_defer_registered)
-		perf_defer_registered =
-			!unwind_deferred_init(&perf_unwind_work,
-					      perf_callchain_deferred);
+		WRITE_ONCE(perf_defer_registered,
+			   !unwind_deferred_init(&perf_unwind_work,
+						 perf_callchain_deferred));
 }
 
 /*
@@ -166,23 +193,25 @@ static void perf_callchain_defer_release(struct work_struct *unused)
 {
 	guard(mutex)(&perf_defer_mutex);
 
-	if (perf_defer_users || !perf_defer_registered)
+	if (atomic_read(&perf_defer_users) || !perf_defer_registered)
 		return;
 	unwind_deferred_cancel(&perf_unwind_work);
-	perf_defer_registered = false;
+	WRITE_ONCE(perf_defer_registered, false);
 }
 
-static DECLARE_WORK(perf_defer_release_work, perf_callchain_defer_release);
+static DECLARE_DELAYED_WORK(perf_defer_release_work,
+			    perf_callchain_defer_release);
 
 /**
  * perf_callchain_defer_put - an event with defer_callchain was freed
  *
- * Context: task context, may sleep (from _free_event()).
+ * The last one schedules the release of perf's unwind work, a second later.
+ *
+ * Context: from _free_event(); takes no lock and does not sleep.
  */
 void perf_callchain_defer_put(void)
 {
-	guard(mutex)(&perf_defer_mutex);
-
-	if (!--perf_defer_users)
-		schedule_work(&perf_defer_release_work);
+	if (atomic_dec_and_test(&perf_defer_users))
+		schedule_delayed_work(&perf_defer_release_work,
+				      PERF_DEFER_RELEASE_DELAY);
 }

@@ -35,6 +35,9 @@
  *     a deferred event exactly when it opens the same event with an ordinary
  *     callchain, and otherwise fails with the same errno; the deferred
  *     per-task events it opens deliver exact records.
+ *  7. (result 11) Opening and closing an event with defer_callchain in a
+ *     loop for three seconds unregisters perf's unwind work at most once a
+ *     second (the function tracer counts unwind_deferred_cancel()).
  *
  * The reader drains the buffers while the worker runs, and the worker starts
  * a system call only when the reader has caught up with all but its last
@@ -48,9 +51,10 @@
  *
  * Run as root, it runs everything, changing perf_event_paranoid for 6 and
  * restoring it at the end, also when it fails or gets SIGINT, SIGTERM or
- * SIGHUP. Run as another user, it runs 1-5 (2, 4 and 5 if perf_event_paranoid
+ * SIGHUP, and using the function tracer for 7 (left as nop, with no filter).
+ * Run as another user, it runs 1-5 (2, 4 and 5 if perf_event_paranoid
  * lets users sample their own threads in the kernel, <= 1, and 3 if it lets
- * them open per-CPU events, <= 0; skipped otherwise) and leaves 6 out. With
+ * them open per-CPU events, <= 0; skipped otherwise) and leaves 6 and 7 out. With
  * -u, root sets perf_event_paranoid to 0, runs the tests in a child with uid
  * and gid 65534 (1-5 run), and restores the level afterwards.
  *
@@ -1316,6 +1320,93 @@ static void test_paranoid(void)
 	restore_paranoid();
 }
 
+#define TRACEFS		"/sys/kernel/tracing"
+#define CHURN_NS	3000000000ULL
+
+/* Write @val to the tracefs file @file, truncating it; 0 or -errno. */
+static int tracefs_write(const char *file, const char *val)
+{
+	char path[128];
+	ssize_t len = strlen(val);
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (len && write(fd, val, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* How many lines of the trace buffer show a call of @func; -1 on error. */
+static int trace_calls(const char *func)
+{
+	FILE *f = fopen(TRACEFS "/trace", "re");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#' && strstr(line, func))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * 11. Creating and closing an event with defer_callchain, over and over with
+ * no other such event, unregisters perf's unwind work at most once a second:
+ * each unregistration turns the exit path's static key off, waits for two
+ * grace periods and visits every thread. Counted with the function tracer on
+ * unwind_deferred_cancel(), which only that release calls; the release is
+ * delayed by a second after the last event goes, so a window of S seconds
+ * holds at most S + 1 of them (one more for rounding S down).
+ */
+static void test_churn(void)
+{
+	static const char name[] = "open/close churn: perf's unwind work released at most once a second";
+	struct perf_event_attr attr;
+	__u64 start, secs;
+	int fd = 0, cycles = 0, calls, err = 0;
+
+	if (tracefs_write("current_tracer", "nop") ||
+	    tracefs_write("set_ftrace_filter", "unwind_deferred_cancel") ||
+	    tracefs_write("trace", "")) {
+		ksft_test_result_skip("%s: no function tracer filter in %s\n", name, TRACEFS);
+		tracefs_write("set_ftrace_filter", "");
+		return;
+	}
+	attr_init(&attr, F_KERNEL | F_DEFER | F_OUTPUT);
+	start = now_ns();
+	if (tracefs_write("current_tracer", "function"))
+		err = EINVAL;
+	while (!err && now_ns() - start < CHURN_NS) {
+		fd = perf_open(&attr, 0, -1);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		close(fd);
+		cycles++;
+	}
+	tracefs_write("current_tracer", "nop");
+	secs = (now_ns() - start) / 1000000000ULL;
+	calls = trace_calls("unwind_deferred_cancel");
+	tracefs_write("set_ftrace_filter", "");
+	tracefs_write("trace", "");
+	if (err) {
+		ksft_test_result_fail("%s: %s\n", name, err == EINVAL ?
+				      "cannot start the function tracer" : strerror(err));
+		return;
+	}
+	ksft_print_msg("%d events opened and closed in %llu s, %d unregistrations\n",
+		       cycles, secs, calls);
+	ksft_test_result(calls >= 0 && calls <= (int)secs + 2, "%s\n", name);
+}
+
 /* The fastest of three read()s of @len bytes. */
 static __u64 time_read(unsigned long len)
 {
@@ -1359,8 +1450,8 @@ static void __noreturn run_tests(void)
 
 	privileged = !geteuid();
 	ksft_print_header();
-	/* Changing perf_event_paranoid (6-10) needs root. */
-	ksft_set_plan(privileged ? 10 : 5);
+	/* Changing perf_event_paranoid (6-10) and tracing (11) need root. */
+	ksft_set_plan(privileged ? 11 : 5);
 	paranoid = read_paranoid();
 	if (sched_getaffinity(0, sizeof(set), &set))
 		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
@@ -1373,8 +1464,10 @@ static void __noreturn run_tests(void)
 	test_cpus();
 	test_task(false);
 	test_overflow();
-	if (privileged)
+	if (privileged) {
 		test_paranoid();
+		test_churn();
+	}
 	ksft_finished();
 }
 
