@@ -44,10 +44,10 @@
 static struct unwind_work perf_unwind_work;
 
 /*
- * Events with defer_callchain, inherited ones included. While one exists,
- * creating and freeing another (at every fork and exit of a task with
- * inherited events) only changes this count: perf_defer_mutex is taken on
- * the way up from none, to register, and by the release work.
+ * Events with defer_callchain (an inherited event counts through its
+ * parent). While one exists, creating and freeing another only changes this
+ * count: perf_defer_mutex is taken on the way up from none, to register, and
+ * by the release work.
  */
 static atomic_t perf_defer_users = ATOMIC_INIT(0);
 
