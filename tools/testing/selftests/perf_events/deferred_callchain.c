@@ -1367,7 +1367,8 @@ static int trace_calls(const char *func)
  */
 static void test_churn(void)
 {
-	static const char name[] = "open/close churn: perf's unwind work released at most once a second";
+	static const char name[] =
+		"open/close churn: perf's unwind work released at most once a second";
 	struct perf_event_attr attr;
 	__u64 start, secs;
 	int fd = 0, cycles = 0, calls, err = 0;
