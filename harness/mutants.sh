@@ -12,8 +12,7 @@
 # MUTANT_SIZES=1 boots nothing: it builds each kernel mutant and prints the
 # sizes its piggy.S holds, marking those equal to the unmodified kernel's
 # (before harness/kcc, such a pair shared one cached piggy.o: README,
-# "Rare failures"). MUTANT_PLANT=1 shows what such a pair did: see
-# plant_piggy().
+# "Tests"). MUTANT_PLANT=1 shows what such a pair did: see plant_piggy().
 . "$(dirname "$0")/lib.sh"
 set +e
 # One host thread for all vCPUs. With multi-threaded TCG, a boot died once
@@ -34,7 +33,7 @@ out=$BUILD/mutants
 mkdir -p "$out"
 
 mutate() {	# NAME FILE OLD NEW EXPECT: EXPECT is the result (or prefix) meant to catch it
-	local name=$1 file=$SRC/$2 expect=$5 caught
+	local name=$1 file=$SRC/$2 expect=$5 caught sizes
 	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || return 0
 	cp "$file" "$out/orig"
 	python3 - "$file" "$3" "$4" <<'PY' || { echo "MUTANT $name: pattern not found"; return; }
@@ -301,6 +300,10 @@ mutate sframe_not_used kernel/unwind/user.c \
 mutate perf_output_all kernel/events/callchain_deferred.c \
 	$'\tif (!event->attr.defer_output)\n\t\treturn;\n' '' \
 	deferred_callchain.
+# Issue 20: the last event's release waits a second (deferred_callchain 11).
+mutate perf_release_at_once kernel/events/callchain_deferred.c \
+	$'#define PERF_DEFER_RELEASE_DELAY\tHZ' $'#define PERF_DEFER_RELEASE_DELAY\t0' \
+	deferred_callchain.11
 mutate perf_not_sb kernel/events/core.c \
 	'attr->bpf_event || attr->defer_output)' 'attr->bpf_event)' \
 	deferred_callchain.
