@@ -1134,15 +1134,21 @@ static int read_paranoid(void)
 	return len > 0 ? atoi(buf) : INT_MIN;
 }
 
-static int write_paranoid(const char *level, size_t len)
+/* Write @len bytes to @path, opened with O_WRONLY | @flags; 0 or -errno. */
+static int write_file(const char *path, int flags, const char *buf, size_t len)
 {
-	int fd = open(PARANOID, O_WRONLY), ret;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = write(fd, level, len) == len ? 0 : -errno;
+	ret = write(fd, buf, len) == len ? 0 : -errno;
 	close(fd);
 	return ret;
+}
+
+static int write_paranoid(const char *level, size_t len)
+{
+	return write_file(PARANOID, 0, level, len);
 }
 
 static int set_paranoid(int level)
@@ -1327,17 +1333,9 @@ static void test_paranoid(void)
 static int tracefs_write(const char *file, const char *val)
 {
 	char path[128];
-	ssize_t len = strlen(val);
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (len && write(fd, val, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return write_file(path, O_TRUNC, val, strlen(val));
 }
 
 /* How many lines of the trace buffer show a call of @func; -1 on error. */
@@ -1371,7 +1369,8 @@ static void test_churn(void)
 		"open/close churn: perf's unwind work released at most once a second";
 	struct perf_event_attr attr;
 	__u64 start, secs;
-	int fd = 0, cycles = 0, calls, err = 0;
+	int fd, cycles = 0, calls, err = 0;
+	bool traced;
 
 	if (tracefs_write("current_tracer", "nop") ||
 	    tracefs_write("set_ftrace_filter", "unwind_deferred_cancel") ||
@@ -1382,9 +1381,8 @@ static void test_churn(void)
 	}
 	attr_init(&attr, F_KERNEL | F_DEFER | F_OUTPUT);
 	start = now_ns();
-	if (tracefs_write("current_tracer", "function"))
-		err = EINVAL;
-	while (!err && now_ns() - start < CHURN_NS) {
+	traced = !tracefs_write("current_tracer", "function");
+	while (traced && now_ns() - start < CHURN_NS) {
 		fd = perf_open(&attr, 0, -1);
 		if (fd < 0) {
 			err = errno;
@@ -1401,9 +1399,9 @@ static void test_churn(void)
 	tracefs_write("set_ftrace_filter", "");
 	tracefs_write("trace", "");
 	tracefs_write("tracing_on", "1");
-	if (err) {
-		ksft_test_result_fail("%s: %s\n", name, err == EINVAL ?
-				      "cannot start the function tracer" : strerror(err));
+	if (!traced || err) {
+		ksft_test_result_fail("%s: %s\n", name, traced ? strerror(err) :
+				      "cannot start the function tracer");
 		return;
 	}
 	ksft_print_msg("%d events opened and closed in %llu s, %d unregistrations\n",
