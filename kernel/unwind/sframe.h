@@ -46,10 +46,15 @@
  * @fdes_off:		offset of the FDE sub-section from @sframe_start
  * @fres_off:		offset of the FRE sub-section from @sframe_start
  * @fres_end:		offset one past the FRE sub-section from @sframe_start
+ * @reads_left:		reads of the section the caller still allows, counted
+ *			down by every lookup (which fails with -EAGAIN once
+ *			it is 0), or NULL for no limit; all the lookups of one
+ *			walk share one count
  * @kdata:		the section's bytes in kernel memory for a loaded table,
  *			else NULL (read from user memory at @sframe_start)
  *
- * The caller fills in the four addresses; sframe_init() fills in the rest.
+ * The caller fills in the four addresses (and @reads_left for a budget);
+ * sframe_init() fills in the rest.
  * All offsets are checked against the section at init, so later arithmetic
  * on them cannot overflow.
  */
@@ -69,6 +74,7 @@ struct sframe_section {
 	unsigned long	fdes_off;
 	unsigned long	fres_off;
 	unsigned long	fres_end;
+	unsigned int	*reads_left;
 	const u8	*kdata;
 };
 
@@ -184,6 +190,15 @@ int sframe_table_remove(const u8 *id, unsigned int len);
 
 struct sframe_vma_info;
 
+/*
+ * Reads of SFrame sections that one walk may make. A step through real code
+ * takes about 20 at most (a binary search over the FDEs of the largest
+ * library, the FDE, its rows), so the deepest walk a tracer records (510
+ * frames) fits; a hostile section, which can make every lookup cost the
+ * most it can, ends the walk after a few dozen frames instead.
+ */
+#define UNWIND_USER_SFRAME_READS	16384
+
 /* Rules a walk keeps by address: a power of 2. */
 #define UNWIND_USER_SFRAME_MEMO	8
 
@@ -194,6 +209,7 @@ struct sframe_vma_info;
  * @info:	its SFrame section, with a reference, or NULL
  * @bias:	the load bias of its file
  * @none:	the mapping has no usable section
+ * @reads_left:	the walk's remaining budget of section reads, in any mapping
  * @cache:	the lookups' cache for its file's own section
  * @tcache:	the lookups' cache for the table loaded for its file
  * @memo:	the rules found during the walk, by address, in any mapping;
@@ -205,6 +221,7 @@ struct unwind_user_sframe {
 	struct sframe_vma_info	*info;
 	unsigned long		bias;
 	bool			none;
+	unsigned int		reads_left;
 	struct sframe_cache	cache;
 	struct sframe_cache	tcache;
 	struct unwind_user_sframe_memo {

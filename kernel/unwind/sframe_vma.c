@@ -679,6 +679,7 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	sec.sframe_end += w->bias;
 	sec.text_start += w->bias;
 	sec.text_end += w->bias;
+	sec.reads_left = &w->reads_left;
 	ret = sframe_find_cached(&sec, cache, ip, frame);
 	/*
 	 * A malformed section is dropped for good; what was walked stays,
@@ -703,7 +704,7 @@ out:
 
 /**
  * unwind_user_sframe_find - the frame rule for a user address, from SFrame
- * @w: the walk's cache, zeroed before the first call
+ * @w: the walk's cache: zeroed, with @w->reads_left set, before the first call
  * @ip: the code address: the topmost frame's IP, or a return address - 1
  * @frame: filled in on success
  *
@@ -711,10 +712,11 @@ out:
  * a file), may fault and sleep; may wait for mmap_lock, killably.
  * Return: 0 with @frame filled in; %SFRAME_OUTERMOST when the section marks
  * the outermost frame; -EAGAIN when the mapping of @ip could not be
- * examined now (a fatal signal, no memory, its headers unreadable): stop
- * the walk, since @ip's code may have a section; another negative error
- * when SFrame does not help for @ip (no mapping, no section, not covered,
- * malformed, unreadable row): use frame pointers.
+ * examined now (a fatal signal, no memory, its headers unreadable) or the
+ * walk's budget of section reads is spent: stop the walk, since @ip's code
+ * may have a section; another negative error when SFrame does not help for
+ * @ip (no mapping, no section, not covered, malformed, unreadable row): use
+ * frame pointers.
  */
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 			    struct unwind_user_frame *frame)

@@ -273,7 +273,9 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 	unsigned int nr_restorers;
 	int ret;
 #ifdef CONFIG_UNWIND_USER_SFRAME
-	struct unwind_user_sframe sframe = { };
+	struct unwind_user_sframe sframe = {
+		.reads_left = UNWIND_USER_SFRAME_READS,
+	};
 
 	sw = &sframe;
 #endif
