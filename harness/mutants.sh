@@ -275,6 +275,21 @@ mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
 mutate sframe_pcmask_ignored kernel/unwind/sframe.c \
 	$'\t\tip_off %= fde->rep_size;' '' \
 	kunit.sf_v1_pcmask
+# Contract 14: a walk's budget of section reads, rows read in 256-byte
+# chunks, at most 16,384 rows scanned for one function.
+mutate sframe_budget_unwired kernel/unwind/sframe_vma.c \
+	$'\tsec.reads_left = &w->reads_left;\n' '' \
+	sframe_tables.11
+mutate sframe_budget_ignored kernel/unwind/sframe.c \
+	$'\t\tif (!*sec->reads_left)\n\t\t\treturn -EAGAIN;\n' '' \
+	kunit.sf_budget
+mutate sframe_rows_uncapped kernel/unwind/sframe.c \
+	$'#define SFRAME_MAX_FDE_FRES\t\t16384' $'#define SFRAME_MAX_FDE_FRES\t\t0xffff' \
+	sframe_tables.12
+mutate sframe_rows_no_refill kernel/unwind/sframe.c \
+	$'\t\tret = sframe_frebuf_fill(sec, fb, off, limit);\n\t\tif (ret)\n\t\t\treturn ret;\n' \
+	$'\t\tfb->len = 0;\n' \
+	kunit.sf_rows_cap
 # V2 with PC-relative starts and V3 (re-encoded by harness/sframe/convert.py).
 mutate sframe_pcrel_ignored kernel/unwind/sframe.c \
 	'if (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL)' 'if (0)' \

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <kunit/test.h>
 
-static u8 user_mem[4 * 4096 * 4] __attribute__((aligned(4096)));
+static u8 user_mem[64 * 4096] __attribute__((aligned(4096)));
 static unsigned long user_used;
 
 /* Freed after each case, as KUnit does with resources. */

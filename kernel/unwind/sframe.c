@@ -217,7 +217,9 @@ static int sframe_frebuf_fill(const struct sframe_section *sec,
 	int ret;
 
 	fb->pos = pos;
-	fb->len = min_t(unsigned long, limit - pos, SFRAME_FREBUF_SIZE);
+	fb->len = SFRAME_FREBUF_SIZE;
+	if (limit - pos < SFRAME_FREBUF_SIZE)
+		fb->len = limit - pos;
 	ret = sframe_read(sec, pos, fb->data, fb->len);
 	if (ret)
 		fb->len = 0;

@@ -332,6 +332,179 @@ static void sf_v3_secrel(struct kunit *test)
 	sf_check_basic(test, 3, SF_SORTED);
 }
 
+/* sframe_find() with a budget of @budget reads; the reads left after it. */
+static int sf_find_budget(struct sframe_section *sec, unsigned long ip,
+			  unsigned int budget, unsigned int *left,
+			  struct unwind_user_frame *f)
+{
+	int ret;
+
+	*left = budget;
+	sec->reads_left = left;
+	ret = sframe_find(sec, ip, f);
+	sec->reads_left = NULL;
+	return ret;
+}
+
+/*
+ * A budget of reads bounds what lookups cost together (one walk): each read
+ * of the section is charged, a spent budget gives -EAGAIN and reads nothing,
+ * and a lookup that fits in its budget answers as without one.
+ */
+static void sf_budget(struct kunit *test)
+{
+	struct sf_test *t = sf_setup(test);
+	struct unwind_user_frame f;
+	unsigned int v, left, cost;
+
+	for (v = 1; v <= 3; v++) {
+		KUNIT_ASSERT_EQ(test, sf_build(test, t, v, SF_SORTED,
+					       basic_funcs,
+					       ARRAY_SIZE(basic_funcs)), 0);
+		/*
+		 * The last row of the PLT function: two rounds of search over
+		 * three FDEs, the FDE (and V3's attributes), one chunk of rows.
+		 */
+		cost = v == 3 ? 5 : 4;
+		KUNIT_EXPECT_EQ_MSG(test, sf_find_budget(&t->sec, t->text + 0x23f,
+							 100, &left, &f), 0,
+				    "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, 100 - left, cost, "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, f.cfa_off, 16, "V%u", v);
+
+		KUNIT_EXPECT_EQ_MSG(test, sf_find_budget(&t->sec, t->text + 0x23f,
+							 cost, &left, &f), 0,
+				    "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, left, 0, "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, sf_find_budget(&t->sec, t->text + 0x23f,
+							 cost - 1, &left, &f),
+				    -EAGAIN, "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, left, 0, "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, sf_find_budget(&t->sec, t->text + 0x100,
+							 0, &left, &f),
+				    -EAGAIN, "V%u", v);
+		KUNIT_EXPECT_EQ_MSG(test, left, 0, "V%u", v);
+		/* Outside the text nothing is read. */
+		KUNIT_EXPECT_EQ_MSG(test, sf_find_budget(&t->sec, t->text - 1,
+							 0, &left, &f),
+				    -ENOENT, "V%u", v);
+	}
+}
+
+#define SF_CAP_ROWS	16384
+
+/*
+ * A V2 section whose first function has @rows rows, one per byte, each four
+ * bytes (2-byte start, info, 1-byte CFA offset), and whose second function
+ * has one: written straight to user memory, too large for sf_build().
+ */
+static void sf_build_rows(struct kunit *test, struct sf_test *t, u32 rows)
+{
+	u32 fres = SF_HDR + 2 * 20, len = fres + 4 * rows + 3, i;
+	u8 *chunk = t->buf;
+	size_t pos = 0;
+
+	memset(t->buf, 0, SF_MAX);
+	sf_put(t, &pos, 0xdee2, 2);
+	sf_put(t, &pos, 2, 1);
+	sf_put(t, &pos, SF_SORTED, 1);
+	sf_put(t, &pos, 3, 1);
+	sf_put(t, &pos, 0, 1);
+	sf_put(t, &pos, (u8)RA_FIXED, 1);
+	sf_put(t, &pos, 0, 1);
+	sf_put(t, &pos, 2, 4);			/* FDEs */
+	sf_put(t, &pos, rows + 1, 4);		/* FREs */
+	sf_put(t, &pos, len - fres, 4);
+	sf_put(t, &pos, 0, 4);
+	sf_put(t, &pos, 2 * 20, 4);
+	/* Function 0 at the text's start, 64 KiB; function 1 right after. */
+	sf_put(t, &pos, t->text - t->base, 4);
+	sf_put(t, &pos, 0x10000, 4);
+	sf_put(t, &pos, 0, 4);
+	sf_put(t, &pos, rows, 4);
+	sf_put(t, &pos, 1, 1);			/* 2-byte starts */
+	pos += 3;
+	sf_put(t, &pos, t->text + 0x10000 - t->base, 4);
+	sf_put(t, &pos, 0x10, 4);
+	sf_put(t, &pos, 4 * rows, 4);
+	sf_put(t, &pos, 1, 4);
+	sf_put(t, &pos, 0, 1);
+	pos += 3;
+	KUNIT_ASSERT_EQ(test, pos, fres);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)t->base, t->buf,
+					   pos), 0);
+
+	/* Row i: CFA at SP + 8 * (1 + i % 15), so each row can be told apart. */
+	for (i = 0; i < rows; i++) {
+		chunk[4 * (i % 512)] = i;
+		chunk[4 * (i % 512) + 1] = i >> 8;
+		chunk[4 * (i % 512) + 2] = INFO(SP, 1, 0);
+		chunk[4 * (i % 512) + 3] = 8 * (1 + i % 15);
+		if (i % 512 == 511 || i == rows - 1)
+			KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)
+					(t->base + fres + 4 * (i - i % 512)),
+					chunk, 4 * (i % 512 + 1)), 0);
+	}
+	chunk[0] = 0;
+	chunk[1] = INFO(SP, 1, 0);
+	chunk[2] = 24;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)
+					   (t->base + fres + 4 * rows), chunk,
+					   3), 0);
+	memset(&t->sec, 0, sizeof(t->sec));
+	t->version = 2;
+	t->flags = SF_SORTED;
+	t->len = len;
+	t->sec.sframe_start = t->base;
+	t->sec.sframe_end = t->base + len;
+	t->sec.text_start = t->text;
+	t->sec.text_end = t->text + SF_TEXT_SIZE;
+	KUNIT_ASSERT_EQ(test, sframe_init(&t->sec), 0);
+}
+
+/*
+ * A lookup scans at most SF_CAP_ROWS rows of one function, reading them in
+ * chunks: a function with more is not walked through (-EOPNOTSUPP) but
+ * leaves the section valid and its other functions found.
+ */
+static void sf_rows_cap(struct kunit *test)
+{
+	struct sf_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct unwind_user_frame f;
+	unsigned int left;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->buf = kunit_kzalloc(test, SF_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->buf);
+	t->base = kunit_vm_mmap(test, NULL, 0, 40 * PAGE_SIZE,
+				PROT_READ | PROT_WRITE,
+				MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, t->base, 0, "could not map user memory");
+	t->text = t->base + SF_TEXT_OFF;
+
+	sf_build_rows(test, t, SF_CAP_ROWS);
+	KUNIT_EXPECT_EQ(test, sframe_validate(&t->sec), 0);
+	/* Two rounds of search, the FDE, and the rows in 256-byte chunks. */
+	KUNIT_EXPECT_EQ(test, sf_find_budget(&t->sec, t->text + SF_CAP_ROWS - 1,
+					     100000, &left, &f), 0);
+	KUNIT_EXPECT_EQ(test, 100000 - left, 3 + 4 * SF_CAP_ROWS / 256);
+	KUNIT_EXPECT_EQ(test, f.cfa_off, 8 * (1 + (SF_CAP_ROWS - 1) % 15));
+	KUNIT_EXPECT_EQ(test, sf_find_budget(&t->sec, t->text + 0x10, 100000,
+					     &left, &f), 0);
+	KUNIT_EXPECT_EQ(test, 100000 - left, 4);
+	KUNIT_EXPECT_EQ(test, f.cfa_off, 8 * (1 + 0x10 % 15));
+	SF_SP(test, t, 0x10000, 24, 0);
+
+	sf_build_rows(test, t, SF_CAP_ROWS + 1);
+	KUNIT_EXPECT_EQ(test, sframe_validate(&t->sec), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_budget(&t->sec, t->text, 100000, &left,
+					     &f), -EOPNOTSUPP);
+	/* The search and the FDE; not one row. */
+	KUNIT_EXPECT_EQ(test, 100000 - left, 3);
+	sf_expect_ret(test, t, t->text + SF_CAP_ROWS, -EOPNOTSUPP);
+	SF_SP(test, t, 0x10000, 24, 0);
+}
+
 /* FRE start addresses of 1, 2 and 4 bytes; data words of 1, 2 and 4. */
 static const struct sf_fre wide_f0[] = {
 	{ 0x0000, INFO(SP, 1, 0), { 8 } },
@@ -918,6 +1091,8 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sf_v2_pcrel),
 	KUNIT_CASE(sf_v3),
 	KUNIT_CASE(sf_v3_secrel),
+	KUNIT_CASE(sf_budget),
+	KUNIT_CASE(sf_rows_cap),
 	KUNIT_CASE(sf_widths),
 	KUNIT_CASE(sf_v1_pcmask),
 	KUNIT_CASE(sf_outermost),

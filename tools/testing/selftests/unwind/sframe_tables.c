@@ -15,6 +15,11 @@
  * between two walks tells its parent on fd 3 and waits for a byte on fd 4;
  * its exit status is 10 + the number of frames of the last walk that match
  * its call chain (a failure of the walk itself exits with 1).
+ *
+ * "COPY --deep" walks from c() through a deeper chain instead, main ->
+ * deep_0 -> ... -> deep_47 -> c(), whose functions are large: tables that
+ * are valid and give the same frames, but whose rows are many and costly to
+ * scan, show that a walk bounds what it reads (contract 14).
  */
 
 #include <errno.h>
@@ -81,11 +86,76 @@ static int walk(void)
 	return i;
 }
 
+/*
+ * Each deep_N jumps over DEEP_PAD bytes of its own code before it calls the
+ * next, so that its call returns that far into it: a table with one row per
+ * byte there makes every lookup of the walk scan some 16,000 rows.
+ */
+#define DEEP_N		48
+#define DEEP_PAD	16400
+#define DEEP_FRAMES	(DEEP_N + 2)	/* c, its caller deep_47, ..., main */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+
+static unsigned long deep_ret[DEEP_N];
+
+#define DEEP(n, next)							\
+static __attribute__((noinline)) void deep_##n(void)			\
+{									\
+	USE_STACK(16 + n);						\
+	deep_ret[n] = (unsigned long)__builtin_return_address(0);	\
+	asm volatile("jmp 1f\n\t.skip " STR(DEEP_PAD) ", 0xcc\n1:");	\
+	next();								\
+	asm volatile("" ::: "memory");	/* no tail call */		\
+}
+
+DEEP(47, c) DEEP(46, deep_47) DEEP(45, deep_46) DEEP(44, deep_45)
+DEEP(43, deep_44) DEEP(42, deep_43) DEEP(41, deep_42) DEEP(40, deep_41)
+DEEP(39, deep_40) DEEP(38, deep_39) DEEP(37, deep_38) DEEP(36, deep_37)
+DEEP(35, deep_36) DEEP(34, deep_35) DEEP(33, deep_34) DEEP(32, deep_33)
+DEEP(31, deep_32) DEEP(30, deep_31) DEEP(29, deep_30) DEEP(28, deep_29)
+DEEP(27, deep_28) DEEP(26, deep_27) DEEP(25, deep_26) DEEP(24, deep_25)
+DEEP(23, deep_24) DEEP(22, deep_23) DEEP(21, deep_22) DEEP(20, deep_21)
+DEEP(19, deep_20) DEEP(18, deep_19) DEEP(17, deep_18) DEEP(16, deep_17)
+DEEP(15, deep_16) DEEP(14, deep_15) DEEP(13, deep_14) DEEP(12, deep_13)
+DEEP(11, deep_12) DEEP(10, deep_11) DEEP(9, deep_10) DEEP(8, deep_9)
+DEEP(7, deep_8) DEEP(6, deep_7) DEEP(5, deep_6) DEEP(4, deep_5)
+DEEP(3, deep_4) DEEP(2, deep_3) DEEP(1, deep_2) DEEP(0, deep_1)
+
+static void (*const deep_fn[DEEP_N])(void) = {
+	deep_0, deep_1, deep_2, deep_3, deep_4, deep_5, deep_6, deep_7,
+	deep_8, deep_9, deep_10, deep_11, deep_12, deep_13, deep_14, deep_15,
+	deep_16, deep_17, deep_18, deep_19, deep_20, deep_21, deep_22, deep_23,
+	deep_24, deep_25, deep_26, deep_27, deep_28, deep_29, deep_30, deep_31,
+	deep_32, deep_33, deep_34, deep_35, deep_36, deep_37, deep_38, deep_39,
+	deep_40, deep_41, deep_42, deep_43, deep_44, deep_45, deep_46, deep_47,
+};
+
+/* One walk from c() through the deep chain: how many frames match. */
+static int deep_walk(void)
+{
+	unsigned long got[DEEP_FRAMES];
+	unsigned int nr, ws, i;
+
+	fd = open(STACK_FILE, O_RDONLY);
+	if (fd < 0)
+		exit(100);
+	deep_0();
+	close(fd);
+	nr = user_stack_parse(buf, nread, got, DEEP_FRAMES, &ws);
+	for (i = 0; i < nr && i < DEEP_FRAMES; i++)
+		if (got[i] != (i < 2 ? expected[i] : deep_ret[DEEP_FRAMES - 1 - i]))
+			break;
+	return i;
+}
+
 static int copy_main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 1, ret = 0;
 	char ch = 0;
 
+	if (!strcmp(argv[1], "--deep"))
+		return 10 + deep_walk();
 	while (n-- > 0) {
 		ret = walk();
 		if (n && write(3, "w", 1) != 1)
@@ -241,20 +311,25 @@ static int listed(void)
 	return n;
 }
 
-/* Run @path --walk: how many frames matched, or -1. */
-static int run(const char *path)
+/* Run @path @mode (--walk or --deep): how many frames matched, or -1. */
+static int run_mode(const char *path, const char *mode)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (!pid) {
-		execl(path, path, "--walk", (char *)NULL);
+		execl(path, path, mode, (char *)NULL);
 		_exit(99);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) < 10)
 		return -1;
 	return WEXITSTATUS(status) - 10;
+}
+
+static int run(const char *path)
+{
+	return run_mode(path, "--walk");
 }
 
 static int test_unprivileged(void)
@@ -405,6 +480,204 @@ static int test_remove_in_use(void)
 	return ok;
 }
 
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* One row of the program's table, decoded. */
+struct row {
+	uint32_t	start;
+	uint8_t		info;
+	unsigned int	count;
+	int32_t		word[15];
+};
+
+/* Append row @r at @start, with 2-byte start and 4-byte words, to @out. */
+static uint8_t *put_row(uint8_t *out, uint32_t start, const struct row *r)
+{
+	unsigned int i;
+
+	*out++ = start;
+	*out++ = start >> 8;
+	*out++ = (r->info & ~0x60) | 2 << 5;
+	for (i = 0; i < r->count; i++, out += 4)
+		put32(out, r->word[i]);
+	return out;
+}
+
+/*
+ * The program's table (version 1 or 2, as gas writes it), with the rows of
+ * the functions @fns[0..@nfns) replaced: one row per byte for their first
+ * @per_byte bytes, each with the rule the program's rows give there, then
+ * the program's rows from there on. The frames are the same; a lookup in
+ * one of those functions scans many more rows. Returns the new section
+ * (malloc'ed), its size in *@len; NULL if the table has another layout.
+ */
+static uint8_t *expand_table(void (*const *fns)(void), int nfns,
+			     uint32_t per_byte, size_t *len)
+{
+	const uint8_t *in = sframe_bytes;
+	unsigned int fde_size, base, i, j, k, n;
+	uint32_t num_fdes, fres_off, fre_len, extra = 0, added = 0;
+	uint8_t *sec, *out, *fde;
+	struct row rows[16];
+
+	if ((in[2] != 1 && in[2] != 2) || (in[3] & ~0x7))
+		return NULL;
+	fde_size = in[2] == 1 ? 17 : 20;
+	base = 28 + in[7];
+	num_fdes = get32(in + 8);
+	fre_len = get32(in + 16);
+	fres_off = base + get32(in + 24);
+	if (fres_off + fre_len != table.sframe_size)
+		return NULL;
+	/* Room for the widest rows: 3 bytes and two 4-byte words each. */
+	sec = malloc(table.sframe_size + (size_t)nfns * 11 * (per_byte + 16));
+	if (!sec)
+		return NULL;
+	memcpy(sec, in, table.sframe_size);
+	out = sec + table.sframe_size;
+
+	for (i = 0; i < num_fdes; i++) {
+		uint32_t off = base + get32(in + 20) + i * fde_size;
+		unsigned long func = table.sframe_vaddr + (int32_t)get32(in + off);
+		const uint8_t *p;
+		unsigned int asz;
+		uint32_t size;
+
+		fde = sec + off;
+		if (in[3] & 0x4)	/* PC-relative start */
+			func += off;
+		for (k = 0; k < (unsigned int)nfns; k++)
+			if (func == (unsigned long)fns[k])
+				break;
+		if (k == (unsigned int)nfns)
+			continue;
+		size = get32(fde + 4);
+		n = get32(fde + 12);
+		asz = 1 << (fde[16] & 0xf);
+		if (n > 16 || (fde[16] & 0x10) || asz > 4)
+			goto bad;
+		p = in + fres_off + get32(fde + 8);
+		for (j = 0; j < n; j++) {
+			unsigned int wsz;
+
+			rows[j].start = asz == 4 ? get32(p) :
+					asz == 2 ? p[0] | p[1] << 8 : p[0];
+			p += asz;
+			rows[j].info = *p++;
+			rows[j].count = rows[j].info >> 1 & 0xf;
+			wsz = 1 << (rows[j].info >> 5 & 3);
+			if (rows[j].count > 2 || wsz > 4)
+				goto bad;
+			for (k = 0; k < rows[j].count; k++, p += wsz)
+				rows[j].word[k] = wsz == 1 ? (int8_t)p[0] :
+						  wsz == 2 ? (int16_t)(p[0] | p[1] << 8) :
+						  (int32_t)get32(p);
+		}
+		if (!n || rows[0].start || size > 0xffff)
+			goto bad;
+
+		put32(fde + 8, fre_len + extra);
+		fde[16] = (fde[16] & ~0xf) | 1;	/* 2-byte starts */
+		k = 0;
+		for (j = 0; j < per_byte && j < size; j++) {
+			while (k + 1 < n && rows[k + 1].start <= j)
+				k++;
+			out = put_row(out, j, &rows[k]);
+		}
+		added = j;
+		for (k = 0; k < n; k++)
+			if (rows[k].start >= per_byte) {
+				out = put_row(out, rows[k].start, &rows[k]);
+				added++;
+			}
+		put32(fde + 12, added);
+		put32(sec + 12, get32(sec + 12) + added);
+		extra = out - (sec + table.sframe_size);
+	}
+	put32(sec + 16, fre_len + extra);
+	*len = table.sframe_size + extra;
+	return sec;
+bad:
+	free(sec);
+	return NULL;
+}
+
+/* Load @sec for the copy, run it --deep, remove it: the frames matched. */
+static int run_deep_with(const uint8_t *sec, size_t len)
+{
+	struct table_hdr h = table;
+	int n, ret;
+
+	h.sframe_size = len;
+	ret = load(&h, sec, len);
+	if (ret)
+		return fail("load of a %zu-byte table: %d\n", len, ret), -1;
+	n = run_mode(copy_path, "--deep");
+	if (remove_table())
+		return fail("remove failed\n"), -1;
+	return n;
+}
+
+/*
+ * A walk through functions of 16,300 rows each: the kernel allows one walk
+ * 16,384 reads of a section, of up to 256 bytes each, and each lookup here
+ * scans 16,300 rows of 7 bytes, about 446 reads, besides its search. So the
+ * walk ends, with its frames so far right, after about 36 such lookups:
+ * with c() and the frame the last lookup could not step from, 38 frames.
+ */
+static int test_deep_budget(void)
+{
+	uint8_t *sec;
+	size_t len;
+	int n, ok = 1;
+
+	n = run_deep_with(sframe_bytes, table.sframe_size);
+	if (n != DEEP_FRAMES)
+		ok = fail("deep walk with the program's table: %d frames, want %d\n",
+			  n, DEEP_FRAMES);
+	sec = expand_table(deep_fn, DEEP_N, 16300, &len);
+	if (!sec)
+		return fail("cannot expand the program's table\n");
+	n = run_deep_with(sec, len);
+	free(sec);
+	ksft_print_msg("deep walk with 16,300 rows per function: %d frames\n", n);
+	if (n < 36 || n > 40)
+		ok = fail("deep walk with costly rows: %d frames, want 36-40\n", n);
+	return ok;
+}
+
+/*
+ * A function of more rows than a lookup scans (16,384) ends the walk at its
+ * frame: deep_0 gets one row per byte, for all of its 16,400-odd bytes.
+ */
+static int test_deep_rows_cap(void)
+{
+	uint8_t *sec;
+	size_t len;
+	int n;
+
+	sec = expand_table(deep_fn, 1, DEEP_PAD + 100, &len);
+	if (!sec)
+		return fail("cannot expand the program's table\n");
+	n = run_deep_with(sec, len);
+	free(sec);
+	if (n != DEEP_FRAMES - 1)
+		return fail("deep walk with deep_0 over the cap: %d frames, want %d\n",
+			    n, DEEP_FRAMES - 1);
+	return 1;
+}
+
 /* The copy without its build-id note: nothing to look up, frame pointers. */
 static int test_no_build_id(void)
 {
@@ -423,7 +696,7 @@ static int test_no_build_id(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "--walk"))
+	if (argc > 1 && (!strcmp(argv[1], "--walk") || !strcmp(argv[1], "--deep")))
 		return copy_main(argc, argv);
 
 	ksft_print_header();
@@ -438,7 +711,7 @@ int main(int argc, char **argv)
 		snprintf(idhex + 2 * i, sizeof(idhex) - 2 * i, "%02x", table.build_id[i]);
 	remove_table();
 
-	ksft_set_plan(9);
+	ksft_set_plan(12);
 	ksft_test_result(walk() == DEPTH, "the program itself walks through its own section\n");
 	ksft_test_result(run(copy_path) == 1,
 			 "its copy without PT_GNU_SFRAME and no table: frame pointers, one frame\n");
@@ -453,6 +726,12 @@ int main(int argc, char **argv)
 			 "removing a table in use: the mapping keeps it, a new run does not get it\n");
 	ksft_test_result(test_no_build_id(),
 			 "a mapping without build-id is left to frame pointers\n");
+	ksft_test_result(deep_walk() == DEEP_FRAMES,
+			 "the program walks its deep chain of large functions too\n");
+	ksft_test_result(test_deep_budget(),
+			 "a table whose rows are costly to scan ends a walk within its budget of reads\n");
+	ksft_test_result(test_deep_rows_cap(),
+			 "a function of more rows than a lookup scans ends the walk there\n");
 	unlink(copy_path);
 	unlink(copy2_path);
 	ksft_finished();
