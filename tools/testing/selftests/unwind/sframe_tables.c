@@ -99,28 +99,39 @@ static int walk(void)
 
 static unsigned long deep_ret[DEEP_N];
 
-#define DEEP(n, next)							\
-static __attribute__((noinline)) void deep_##n(void)			\
+/* Each argument once: @name is deep_@idx. -fno-inline keeps them apart. */
+#define DEEP(name, idx, next)						\
+static void name(void)							\
 {									\
-	USE_STACK(16 + n);						\
-	deep_ret[n] = (unsigned long)__builtin_return_address(0);	\
+	USE_STACK(32);							\
+	deep_ret[(idx)] = (unsigned long)__builtin_return_address(0);	\
 	asm volatile("jmp 1f\n\t.skip " STR(DEEP_PAD) ", 0xcc\n1:");	\
 	next();								\
 	asm volatile("" ::: "memory");	/* no tail call */		\
 }
 
-DEEP(47, c) DEEP(46, deep_47) DEEP(45, deep_46) DEEP(44, deep_45)
-DEEP(43, deep_44) DEEP(42, deep_43) DEEP(41, deep_42) DEEP(40, deep_41)
-DEEP(39, deep_40) DEEP(38, deep_39) DEEP(37, deep_38) DEEP(36, deep_37)
-DEEP(35, deep_36) DEEP(34, deep_35) DEEP(33, deep_34) DEEP(32, deep_33)
-DEEP(31, deep_32) DEEP(30, deep_31) DEEP(29, deep_30) DEEP(28, deep_29)
-DEEP(27, deep_28) DEEP(26, deep_27) DEEP(25, deep_26) DEEP(24, deep_25)
-DEEP(23, deep_24) DEEP(22, deep_23) DEEP(21, deep_22) DEEP(20, deep_21)
-DEEP(19, deep_20) DEEP(18, deep_19) DEEP(17, deep_18) DEEP(16, deep_17)
-DEEP(15, deep_16) DEEP(14, deep_15) DEEP(13, deep_14) DEEP(12, deep_13)
-DEEP(11, deep_12) DEEP(10, deep_11) DEEP(9, deep_10) DEEP(8, deep_9)
-DEEP(7, deep_8) DEEP(6, deep_7) DEEP(5, deep_6) DEEP(4, deep_5)
-DEEP(3, deep_4) DEEP(2, deep_3) DEEP(1, deep_2) DEEP(0, deep_1)
+DEEP(deep_47, 47, c) DEEP(deep_46, 46, deep_47) DEEP(deep_45, 45, deep_46)
+DEEP(deep_44, 44, deep_45) DEEP(deep_43, 43, deep_44)
+DEEP(deep_42, 42, deep_43) DEEP(deep_41, 41, deep_42)
+DEEP(deep_40, 40, deep_41) DEEP(deep_39, 39, deep_40)
+DEEP(deep_38, 38, deep_39) DEEP(deep_37, 37, deep_38)
+DEEP(deep_36, 36, deep_37) DEEP(deep_35, 35, deep_36)
+DEEP(deep_34, 34, deep_35) DEEP(deep_33, 33, deep_34)
+DEEP(deep_32, 32, deep_33) DEEP(deep_31, 31, deep_32)
+DEEP(deep_30, 30, deep_31) DEEP(deep_29, 29, deep_30)
+DEEP(deep_28, 28, deep_29) DEEP(deep_27, 27, deep_28)
+DEEP(deep_26, 26, deep_27) DEEP(deep_25, 25, deep_26)
+DEEP(deep_24, 24, deep_25) DEEP(deep_23, 23, deep_24)
+DEEP(deep_22, 22, deep_23) DEEP(deep_21, 21, deep_22)
+DEEP(deep_20, 20, deep_21) DEEP(deep_19, 19, deep_20)
+DEEP(deep_18, 18, deep_19) DEEP(deep_17, 17, deep_18)
+DEEP(deep_16, 16, deep_17) DEEP(deep_15, 15, deep_16)
+DEEP(deep_14, 14, deep_15) DEEP(deep_13, 13, deep_14)
+DEEP(deep_12, 12, deep_13) DEEP(deep_11, 11, deep_12)
+DEEP(deep_10, 10, deep_11) DEEP(deep_9, 9, deep_10) DEEP(deep_8, 8, deep_9)
+DEEP(deep_7, 7, deep_8) DEEP(deep_6, 6, deep_7) DEEP(deep_5, 5, deep_6)
+DEEP(deep_4, 4, deep_5) DEEP(deep_3, 3, deep_4) DEEP(deep_2, 2, deep_3)
+DEEP(deep_1, 1, deep_2) DEEP(deep_0, 0, deep_1)
 
 static void (*const deep_fn[DEEP_N])(void) = {
 	deep_0, deep_1, deep_2, deep_3, deep_4, deep_5, deep_6, deep_7,
