@@ -309,6 +309,9 @@ for loops in 3000 30000; do
 	echo "# only $2 samples with user frames in a loop of $loops"
 done
 echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 of $2 samples complete ($nouser without user frames left out)"
+# Below the bar, show what the incomplete stacks were.
+[ $(($1 * 100)) -ge $(($2 * 95)) ] ||
+	grep -Ev "$done_re" /tmp/eh-bash-elf.chains | head -20 | sed 's/^/# incomplete: /'
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
 	 [ "$(grep -c . /dev/sframe_tables)" = 1 ] && echo 1)" \
 	"bash and libc as --elf copies, only ld.so's table loaded: >= 95% of stacks complete"
