@@ -191,16 +191,19 @@ static int sframe_get(const struct sframe_section *sec, unsigned long off,
 }
 
 /*
- * The FREs of a function, read in chunks: most functions' rows fit in one,
- * a scan of a long function costs one read per chunk instead of one per
- * row, and one copy from user memory costs about as much as a few hundred
- * bytes' worth. @len is 0 when nothing is buffered.
+ * The FREs of a function, read in chunks: a first one of 64 bytes, which
+ * holds the rows of most functions, then chunks of 256 bytes, so that a scan
+ * of a long function costs one read per 256 bytes instead of one per row.
+ * The first is small because a copy also costs by the byte, and most
+ * lookups need no more. @len is 0 when nothing is buffered.
  */
+#define SFRAME_FREBUF_FIRST	64
 #define SFRAME_FREBUF_SIZE	256
 
 struct sframe_frebuf {
 	unsigned long	pos;
 	unsigned int	len;
+	bool		filled;		/* a chunk was read before */
 	u8		data[SFRAME_FREBUF_SIZE];
 };
 
@@ -217,8 +220,9 @@ static int sframe_frebuf_fill(const struct sframe_section *sec,
 	int ret;
 
 	fb->pos = pos;
-	fb->len = SFRAME_FREBUF_SIZE;
-	if (limit - pos < SFRAME_FREBUF_SIZE)
+	fb->len = fb->filled ? SFRAME_FREBUF_SIZE : SFRAME_FREBUF_FIRST;
+	fb->filled = true;
+	if (limit - pos < fb->len)
 		fb->len = limit - pos;
 	ret = sframe_read(sec, pos, fb->data, fb->len);
 	if (ret)
@@ -691,8 +695,8 @@ static int sframe_decode_fre(const struct sframe_section *sec,
  * Binary search over the sorted FDEs, then a linear scan of the function's
  * FREs, of which there are at most %SFRAME_MAX_FDE_FRES. The work per call
  * is at most about log2(number of FDEs) FDE reads, and one read per chunk of
- * %SFRAME_FREBUF_SIZE bytes of the rows scanned. Each read is charged to
- * @sec->reads_left when that is set.
+ * up to %SFRAME_FREBUF_SIZE bytes of the rows scanned. Each read is charged
+ * to @sec->reads_left when that is set.
  *
  * Return:
  * * 0 - @frame describes the frame;
@@ -805,6 +809,7 @@ int sframe_find_cached(const struct sframe_section *sec,
 		return -EOPNOTSUPP;
 
 	fb.len = 0;
+	fb.filled = false;
 	ret = sframe_find_fre(sec, &fb, &fde, ip - fde.func_start, &fre);
 	if (ret)
 		return ret;
