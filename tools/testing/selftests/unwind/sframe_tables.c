@@ -68,24 +68,6 @@ static int __printf(1, 2) fail(const char *fmt, ...)
 	return 0;
 }
 
-/* One walk from c(): how many frames match the chain from the innermost. */
-static int walk(void)
-{
-	unsigned long got[DEPTH];
-	unsigned int nr, ws, i;
-
-	fd = open(STACK_FILE, O_RDONLY);
-	if (fd < 0)
-		exit(100);
-	a();
-	close(fd);
-	nr = user_stack_parse(buf, nread, got, DEPTH, &ws);
-	for (i = 0; i < nr && i < DEPTH; i++)
-		if (got[i] != expected[i])
-			break;
-	return i;
-}
-
 /*
  * Each deep_N jumps over DEEP_PAD bytes of its own code before it calls the
  * next, so that its call returns that far into it: a table with one row per
@@ -142,8 +124,23 @@ static void (*const deep_fn[DEEP_N])(void) = {
 	deep_40, deep_41, deep_42, deep_43, deep_44, deep_45, deep_46, deep_47,
 };
 
-/* One walk from c() through the deep chain: how many frames match. */
-static int deep_walk(void)
+/* The frames expected of a walk from c(), innermost first. */
+static unsigned long chain_want(unsigned int i)
+{
+	return expected[i];
+}
+
+static unsigned long deep_want(unsigned int i)
+{
+	return i < 2 ? expected[i] : deep_ret[DEEP_FRAMES - 1 - i];
+}
+
+/*
+ * One walk from c(), reached through @outer: how many of the @n frames
+ * @want gives (known once the chain has run) the walk got right, in order.
+ */
+static int walk_from(void (*outer)(void), unsigned long (*want)(unsigned int),
+		     unsigned int n)
 {
 	unsigned long got[DEEP_FRAMES];
 	unsigned int nr, ws, i;
@@ -151,13 +148,23 @@ static int deep_walk(void)
 	fd = open(STACK_FILE, O_RDONLY);
 	if (fd < 0)
 		exit(100);
-	deep_0();
+	outer();
 	close(fd);
-	nr = user_stack_parse(buf, nread, got, DEEP_FRAMES, &ws);
-	for (i = 0; i < nr && i < DEEP_FRAMES; i++)
-		if (got[i] != (i < 2 ? expected[i] : deep_ret[DEEP_FRAMES - 1 - i]))
+	nr = user_stack_parse(buf, nread, got, n, &ws);
+	for (i = 0; i < nr && i < n; i++)
+		if (got[i] != want(i))
 			break;
 	return i;
+}
+
+static int walk(void)
+{
+	return walk_from(a, chain_want, DEPTH);
+}
+
+static int deep_walk(void)
+{
+	return walk_from(deep_0, deep_want, DEEP_FRAMES);
 }
 
 static int copy_main(int argc, char **argv)
