@@ -77,19 +77,25 @@ struct sf_test {
 	struct sframe_section	sec;
 };
 
-static struct sf_test *sf_setup(struct kunit *test)
+/* A case's state, with @pages pages of user memory for its section. */
+static struct sf_test *sf_setup_pages(struct kunit *test, unsigned int pages)
 {
 	struct sf_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->buf = kunit_kzalloc(test, SF_MAX, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->buf);
-	t->base = kunit_vm_mmap(test, NULL, 0, SF_PAGES * PAGE_SIZE,
+	t->base = kunit_vm_mmap(test, NULL, 0, pages * PAGE_SIZE,
 				PROT_READ | PROT_WRITE,
 				MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE_MSG(test, t->base, 0, "could not map user memory");
 	t->text = t->base + SF_TEXT_OFF;
 	return t;
+}
+
+static struct sf_test *sf_setup(struct kunit *test)
+{
+	return sf_setup_pages(test, SF_PAGES);
 }
 
 static void sf_put(struct sf_test *t, size_t *pos, u64 val, unsigned int n)
@@ -105,17 +111,48 @@ static void sf_poke32(struct sf_test *t, size_t pos, u32 val)
 	sf_put(t, &pos, val, 4);
 }
 
-/* Copy the bytes to user memory and (re)describe the section. */
-static int sf_upload(struct kunit *test, struct sf_test *t)
+/* (Re)describe the t->len bytes in user memory as the section. */
+static int sf_describe(struct sf_test *t)
 {
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)t->base, t->buf,
-					   t->len), 0);
 	memset(&t->sec, 0, sizeof(t->sec));
 	t->sec.sframe_start = t->base;
 	t->sec.sframe_end = t->base + t->len;
 	t->sec.text_start = t->text;
 	t->sec.text_end = t->text + SF_TEXT_SIZE;
 	return sframe_init(&t->sec);
+}
+
+/* Copy the bytes to user memory and (re)describe the section. */
+static int sf_upload(struct kunit *test, struct sf_test *t)
+{
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)t->base, t->buf,
+					   t->len), 0);
+	return sf_describe(t);
+}
+
+/*
+ * The header of a section of t->len bytes, @nfdes FDEs right after it and
+ * @nfres FREs from offset @fres on.
+ */
+static void sf_put_header(struct sf_test *t, u8 version, u8 flags,
+			  u32 nfdes, u32 nfres, size_t fres)
+{
+	size_t pos = 0;
+
+	t->version = version;
+	t->flags = flags;
+	sf_put(t, &pos, 0xdee2, 2);
+	sf_put(t, &pos, version, 1);
+	sf_put(t, &pos, flags, 1);
+	sf_put(t, &pos, 3, 1);			/* AMD64, little endian */
+	sf_put(t, &pos, 0, 1);			/* no fixed FP offset */
+	sf_put(t, &pos, (u8)RA_FIXED, 1);
+	sf_put(t, &pos, 0, 1);			/* no aux header */
+	sf_put(t, &pos, nfdes, 4);
+	sf_put(t, &pos, nfres, 4);
+	sf_put(t, &pos, t->len - fres, 4);
+	sf_put(t, &pos, 0, 4);			/* FDEs right after the header */
+	sf_put(t, &pos, fres - SF_HDR, 4);
 }
 
 /* Encode @funcs as a section of @version with @flags; returns sframe_init(). */
@@ -129,8 +166,6 @@ static int sf_build(struct kunit *test, struct sf_test *t, u8 version,
 
 	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(fre_off));
 	memset(t->buf, 0, SF_MAX);
-	t->version = version;
-	t->flags = flags;
 
 	/* FRE sub-section first: the FDEs need the offsets. */
 	for (i = 0; i < n; i++) {
@@ -159,20 +194,7 @@ static int sf_build(struct kunit *test, struct sf_test *t, u8 version,
 		total += f->nfres;
 	}
 	t->len = pos;
-
-	pos = 0;
-	sf_put(t, &pos, 0xdee2, 2);
-	sf_put(t, &pos, version, 1);
-	sf_put(t, &pos, flags, 1);
-	sf_put(t, &pos, 3, 1);			/* AMD64, little endian */
-	sf_put(t, &pos, 0, 1);			/* no fixed FP offset */
-	sf_put(t, &pos, (u8)RA_FIXED, 1);
-	sf_put(t, &pos, 0, 1);			/* no aux header */
-	sf_put(t, &pos, n, 4);
-	sf_put(t, &pos, total, 4);
-	sf_put(t, &pos, t->len - fres, 4);
-	sf_put(t, &pos, 0, 4);			/* FDEs right after the header */
-	sf_put(t, &pos, fres - SF_HDR, 4);
+	sf_put_header(t, version, flags, n, total, fres);
 
 	t->fde0 = SF_HDR;
 	for (i = 0, fde = SF_HDR; i < n; i++, fde += fde_size) {
@@ -400,23 +422,13 @@ static void sf_budget(struct kunit *test)
  */
 static void sf_build_rows(struct kunit *test, struct sf_test *t, u32 rows)
 {
-	u32 fres = SF_HDR + 2 * 20, len = fres + 4 * rows + 3, i;
+	u32 fres = SF_HDR + 2 * 20, i;
 	u8 *chunk = t->buf;
-	size_t pos = 0;
+	size_t pos = SF_HDR;
 
 	memset(t->buf, 0, SF_MAX);
-	sf_put(t, &pos, 0xdee2, 2);
-	sf_put(t, &pos, 2, 1);
-	sf_put(t, &pos, SF_SORTED, 1);
-	sf_put(t, &pos, 3, 1);
-	sf_put(t, &pos, 0, 1);
-	sf_put(t, &pos, (u8)RA_FIXED, 1);
-	sf_put(t, &pos, 0, 1);
-	sf_put(t, &pos, 2, 4);			/* FDEs */
-	sf_put(t, &pos, rows + 1, 4);		/* FREs */
-	sf_put(t, &pos, len - fres, 4);
-	sf_put(t, &pos, 0, 4);
-	sf_put(t, &pos, 2 * 20, 4);
+	t->len = fres + 4 * rows + 3;
+	sf_put_header(t, 2, SF_SORTED, 2, rows + 1, fres);
 	/* Function 0 at the text's start, 64 KiB; function 1 right after. */
 	sf_put(t, &pos, t->text - t->base, 4);
 	sf_put(t, &pos, 0x10000, 4);
@@ -451,15 +463,7 @@ static void sf_build_rows(struct kunit *test, struct sf_test *t, u32 rows)
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)
 					   (t->base + fres + 4 * rows), chunk,
 					   3), 0);
-	memset(&t->sec, 0, sizeof(t->sec));
-	t->version = 2;
-	t->flags = SF_SORTED;
-	t->len = len;
-	t->sec.sframe_start = t->base;
-	t->sec.sframe_end = t->base + len;
-	t->sec.text_start = t->text;
-	t->sec.text_end = t->text + SF_TEXT_SIZE;
-	KUNIT_ASSERT_EQ(test, sframe_init(&t->sec), 0);
+	KUNIT_ASSERT_EQ(test, sf_describe(t), 0);
 }
 
 /*
@@ -469,18 +473,9 @@ static void sf_build_rows(struct kunit *test, struct sf_test *t, u32 rows)
  */
 static void sf_rows_cap(struct kunit *test)
 {
-	struct sf_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct sf_test *t = sf_setup_pages(test, 40);
 	struct unwind_user_frame f;
 	unsigned int left;
-
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->buf = kunit_kzalloc(test, SF_MAX, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->buf);
-	t->base = kunit_vm_mmap(test, NULL, 0, 40 * PAGE_SIZE,
-				PROT_READ | PROT_WRITE,
-				MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, t->base, 0, "could not map user memory");
-	t->text = t->base + SF_TEXT_OFF;
 
 	sf_build_rows(test, t, SF_CAP_ROWS);
 	KUNIT_EXPECT_EQ(test, sframe_validate(&t->sec), 0);
