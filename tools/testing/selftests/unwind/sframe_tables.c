@@ -620,6 +620,7 @@ static uint8_t *expand_table(void (*const *fns)(void), int nfns,
 				added++;
 			}
 		put32(fde + 12, added);
+		/* The old rows stay, unused; the header counts them as well. */
 		put32(sec + 12, get32(sec + 12) + added);
 		extra = out - (sec + table.sframe_size);
 	}
