@@ -12,6 +12,11 @@
 #    --sframe output: three results per fixture;
 #  - sframe.kunit.NAME: the KUnit cases of lib/tests/sframe_kunit.c, under
 #    ASan and UBSan;
+#  - sframe.store_race.CASE: two threads writing one open
+#    /dev/sframe_tables at once (kernel/unwind/sframe_store.c through the
+#    shim, ASan, UBSan): one stopped inside its copy of the section while
+#    the other writes, then the exact results of the two writes one after
+#    the other (harness/sframe/store_race.c);
 #  - sframe.fuzz: libFuzzer (ASan, UBSan) for SFRAME_FUZZ_SECONDS (default
 #    60), seeded with real sections; any crash is a failure;
 #  - sframe.fuzz_store: libFuzzer on the load path of tables
@@ -33,6 +38,12 @@ tap() {	# PREFIX: TAP on stdin to PASS/FAIL lines
 		/^not ok / { sub(/^not ok [0-9]+ - /, ""); n++; print "FAIL " p "." n ": " $0; next }'
 }
 
+tap_cases() {	# PREFIX: TAP of named cases ("ok N - NAME[: why]") to PASS/FAIL lines
+	awk -v p="$1" '
+		/^ok / { sub(/^ok [0-9]+ - /, ""); print "PASS " p "." $0; next }
+		/^not ok / { sub(/^not ok [0-9]+ - /, ""); print "FAIL " p "." $0; next }'
+}
+
 if bash "$REPO/harness/sframe/check.sh" "$out" 2>"$out/check.err" | tap sframe.check |
    grep . ; then :; else
 	echo "FAIL sframe.check: no results (see $out/check.err)"
@@ -51,6 +62,19 @@ if make -s -C "$REPO/harness/sframe" OUT="$out" "$out/sframe-kunit" >"$out/kunit
 		/^not ok / { sub(/^not ok [0-9]+ - /, ""); print "FAIL sframe.kunit." $0; next }'
 else
 	echo "FAIL sframe.kunit: build failed (see $out/kunit.log)"
+fi
+if make -s -C "$REPO/harness/sframe" OUT="$out" "$out/sframe-store-race" \
+	>"$out/store_race.log" 2>&1; then
+	# Captured, not "| grep . ||": with pipefail, a failed case would
+	# fail the pipeline too.
+	res=$("$out/sframe-store-race" 2>>"$out/store_race.log" | tap_cases sframe.store_race)
+	if [ -n "$res" ]; then
+		echo "$res" | sed "/^FAIL/s|\$| (see $out/store_race.log)|"
+	else
+		echo "FAIL sframe.store_race: no results (see $out/store_race.log)"
+	fi
+else
+	echo "FAIL sframe.store_race: build failed (see $out/store_race.log)"
 fi
 if bash "$REPO/harness/sframe/fuzz.sh" "${SFRAME_FUZZ_SECONDS:-60}" "$out" \
 	>"$out/fuzz.log" 2>&1; then

@@ -17,7 +17,10 @@
 #    starts the process, ld.so's _start), against the same with
 #    --call-graph dwarf;
 #  - bash and libc as the copies eh2sframe --elf writes, each with its
-#    table as its own section, run with nothing loaded.
+#    table as its own section, run with nothing loaded;
+#  - a table loaded for a running process after its mappings were walked
+#    without one (perf record -p, then eh2sframe --load --pid, then perf
+#    record -p again): the second recording's stacks are complete.
 P=/tests/perf/perf
 E=/tests/bin/eh2sframe
 DEMO=/tests/bin/unwind_demo_sframe
@@ -151,7 +154,7 @@ clear_tables() {
 }
 clear_tables
 
-echo "1..11"
+echo "1..12"
 # The user frames of a read() sample of the demo, from glibc's read() out.
 want=" leaf level level level level level level level level run main "
 
@@ -315,4 +318,35 @@ echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
 	 [ "$(grep -c . /dev/sframe_tables)" = 1 ] && echo 1)" \
 	"bash and libc as --elf copies, only ld.so's table loaded: >= 95% of stacks complete"
+clear_tables
+
+# A table loaded after the process's mappings were first walked must serve
+# them from then on (the documented order: record, see the hint, load as
+# root, record again). The demo runs on its own; the first recording walks
+# its mapping (which has its own section: the entry kept for it has no
+# table), then root loads the table, then a second recording, which loads
+# nothing itself, must have complete stacks.
+clear_tables
+$DEMO -l -d 8 -n 100000000 -s 1048576 >/dev/null &
+dpid=$!
+record fp,defer later-none --no-sframe-tables -p $dpid -- sleep 1
+chains /tmp/eh-later-none.data unwind_demo_sfr | grep '^R' >/tmp/eh-later-none.chains
+$E --load --pid $dpid >/tmp/eh-later-load.out 2>&1
+sed 's/^/# /' /tmp/eh-later-load.out
+for secs in 1 3 9; do
+	record fp,defer later-table --no-sframe-tables -p $dpid -- sleep $secs
+	chains /tmp/eh-later-table.data unwind_demo_sfr | grep '^R' >/tmp/eh-later-table.chains
+	[ "$(wc -l </tmp/eh-later-table.chains)" -lt 10 ] || break
+	echo "# only $(wc -l </tmp/eh-later-table.chains) read() samples in $secs s"
+done
+kill $dpid
+wait $dpid 2>/dev/null
+set -- $(count /tmp/eh-later-none.chains "$want")
+echo "# first recording, no table: $1 of $2 read() samples reach main()"
+first=$1
+set -- $(count /tmp/eh-later-table.chains "^R (__libc_read|read)$want")
+echo "# after eh2sframe --load --pid: $1 of $2 read() samples reach main(), exact frames"
+result "$([ "$first" = 0 ] && [ "$2" -ge 10 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
+	 grep -q "^$id " /dev/sframe_tables && echo 1)" \
+	"a table loaded after the process was walked serves it: >= 95% exact to main()$([ "$2" -ge 10 ] || why /tmp/eh-later-table.data)"
 clear_tables

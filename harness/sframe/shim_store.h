@@ -7,9 +7,14 @@
  * kernel headers it includes are the stubs in kstore/, which only include
  * this file.
  *
- * Single-threaded stand-ins, each checking what the kernel would check:
- *  - a mutex is a flag: locking a held one, or unlocking a free one, aborts;
- *  - RCU: a grace period ends as soon as no reader is inside
+ * Stand-ins, each checking what the kernel would check:
+ *  - a mutex is a pthread mutex, so that writers may run on real threads
+ *    (store_race.c): locking one this thread holds, unlocking or
+ *    destroying one it does not hold as it should, aborts. A lock attempt
+ *    that finds the mutex held calls sframe_shim_mutex_contended first, if
+ *    set, for a test to know that a writer waits for the lock;
+ *  - RCU (single-threaded, as is everything but the mutex): a grace
+ *    period ends as soon as no reader is inside
  *    rcu_read_lock(), so call_rcu() runs its callback at once outside a
  *    read-side section and at the outermost rcu_read_unlock() inside one;
  *    an RCU list walk outside both a read-side section and its lockdep
@@ -18,13 +23,16 @@
  *  - a deleted hlist node is poisoned, as in the kernel;
  *  - memory is malloc()/free(), so ASan sees every use after free and LSan
  *    every table that is not freed;
- *  - copy_from_user() is memcpy() from the caller's buffer; capabilities are
+ *  - copy_from_user() is memcpy() from the caller's buffer, after a call of
+ *    sframe_shim_copy_hook if set: a test stops a writer there as a page
+ *    fault would stop it in the kernel; capabilities are
  *    always granted; sysctl registration is a no-op and misc_register()
  *    only records the device, for the fuzzer to open it.
  */
 #ifndef SFRAME_SHIM_STORE_H
 #define SFRAME_SHIM_STORE_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>	/* ssize_t, loff_t */
@@ -95,26 +103,78 @@ static inline void kfree(const void *p)
 	free((void *)p);
 }
 
-/* Mutex, and lockdep's view of it. */
+/*
+ * Mutex, and lockdep's view of it. @owner is only read by a thread to see
+ * whether it is itself the holder: @held is set after it and cleared
+ * before the unlock, so a thread never sees itself as the holder of a
+ * mutex that another thread holds.
+ */
 struct mutex {
-	bool	locked;
+	pthread_mutex_t	lock;
+	pthread_t	owner;	/* valid while @held */
+	bool		held;
 };
 
-#define DEFINE_MUTEX(m)		struct mutex m = { false }
-#define lockdep_is_held(m)	((m)->locked)
+#define DEFINE_MUTEX(m)		struct mutex m = { .lock = PTHREAD_MUTEX_INITIALIZER }
+#define lockdep_is_held(m)	sframe_shim_mutex_held(m)
+
+/* Called, when set, by a thread about to wait for a held mutex. */
+extern void (*sframe_shim_mutex_contended)(struct mutex *m);
+
+static inline bool sframe_shim_mutex_held(struct mutex *m)
+{
+	return __atomic_load_n(&m->held, __ATOMIC_ACQUIRE) &&
+	       pthread_equal(__atomic_load_n(&m->owner, __ATOMIC_RELAXED),
+			     pthread_self());
+}
+
+static inline bool mutex_is_locked(struct mutex *m)
+{
+	return __atomic_load_n(&m->held, __ATOMIC_ACQUIRE);
+}
+
+static inline void mutex_init(struct mutex *m)
+{
+	if (pthread_mutex_init(&m->lock, NULL))
+		abort();
+	m->held = false;
+}
+
+static inline void mutex_destroy(struct mutex *m)
+{
+	/* DEBUG_MUTEXES warns of a mutex destroyed while locked. */
+	if (mutex_is_locked(m) || pthread_mutex_destroy(&m->lock))
+		abort();
+}
 
 static inline void mutex_lock(struct mutex *m)
 {
-	if (m->locked)
+	if (sframe_shim_mutex_held(m))
 		abort();	/* a deadlock, or a missed unlock */
-	m->locked = true;
+	if (pthread_mutex_trylock(&m->lock)) {
+		if (sframe_shim_mutex_contended)
+			sframe_shim_mutex_contended(m);
+		if (pthread_mutex_lock(&m->lock))
+			abort();
+	}
+	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
+	__atomic_store_n(&m->held, true, __ATOMIC_RELEASE);
+}
+
+/* No signals here: the wait is never interrupted. */
+static inline int mutex_lock_interruptible(struct mutex *m)
+{
+	mutex_lock(m);
+	return 0;
 }
 
 static inline void mutex_unlock(struct mutex *m)
 {
-	if (!m->locked)
+	if (!sframe_shim_mutex_held(m))
+		abort();	/* not locked, or by another thread */
+	__atomic_store_n(&m->held, false, __ATOMIC_RELEASE);
+	if (pthread_mutex_unlock(&m->lock))
 		abort();
-	m->locked = false;
 }
 
 /* refcount_t. */
@@ -245,9 +305,15 @@ static inline int hex2bin(u8 *dst, const char *src, size_t count)
 	return 0;
 }
 
+/* Called, when set, before each copy from user memory (store_user.c). */
+extern void (*sframe_shim_copy_hook)(void *to, const void *from,
+				     unsigned long n);
+
 static inline unsigned long copy_from_user(void *to, const void *from,
 					   unsigned long n)
 {
+	if (sframe_shim_copy_hook)
+		sframe_shim_copy_hook(to, from, n);
 	memcpy(to, from, n);
 	return 0;
 }

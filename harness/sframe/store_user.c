@@ -15,6 +15,8 @@
 #pragma GCC diagnostic pop
 
 struct miscdevice *sframe_shim_misc;
+void (*sframe_shim_mutex_contended)(struct mutex *m);
+void (*sframe_shim_copy_hook)(void *to, const void *from, unsigned long n);
 unsigned long *const sframe_shim_max_bytes = &sframe_tables_max_bytes;
 
 /* RCU: the depth of read-side sections, and the callbacks waiting for 0. */
@@ -132,7 +134,7 @@ bool sframe_user_store_empty(void)
 {
 	unsigned int i;
 
-	if (sframe_tables_mutex.locked || rcu_depth || rcu_pending)
+	if (mutex_is_locked(&sframe_tables_mutex) || rcu_depth || rcu_pending)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(sframe_tables); i++)
 		if (sframe_tables[i].first)

@@ -748,7 +748,11 @@ static int sframe_search_fde(const struct sframe_section *sec,
 	ret = sframe_read_fde(sec, found, fde, true);
 	if (ret)
 		return ret;
-	return sframe_check_fde_range(sec, fde);
+	/*
+	 * A function outside the text is not this text's: not covered, not
+	 * malformed (validation, which sees the whole section, refuses it).
+	 */
+	return sframe_check_fde_range(sec, fde) ? -ENOENT : 0;
 }
 
 /**

@@ -162,6 +162,8 @@ static inline int sframe_access(const struct sframe_section *sec,
  *			file's address space (load bias 0)
  * @text_vaddr:		first code address it describes, in the same space
  * @text_size:		bytes of code it describes
+ * @sec:		@data as the reader sees it at load bias 0, set up
+ *			before the table is added to the store
  * @data:		the section, checked in full when it was loaded
  */
 struct sframe_table {
@@ -174,10 +176,20 @@ struct sframe_table {
 	unsigned long		sframe_vaddr;
 	unsigned long		text_vaddr;
 	unsigned long		text_size;
+	struct sframe_section	sec;
 	u8			data[] __aligned(8);
 };
 
 struct sframe_table *sframe_table_get(const u8 *id, unsigned int len);
+u64 sframe_tables_generation(void);
+
+#ifdef CONFIG_UNWIND_TEST_CLIENT
+/*
+ * Called, when set, by a walk between reading a mapping's entry and taking
+ * its reference (sframe_vma.c); the test client parks the walk there.
+ */
+extern void (*sframe_vma_test_hook)(void);
+#endif
 void sframe_table_put(struct sframe_table *t);
 void sframe_table_section(const struct sframe_table *t, unsigned long bias,
 			  struct sframe_section *sec);
@@ -210,6 +222,7 @@ struct sframe_vma_info;
  * @info:	its SFrame section, with a reference, or NULL
  * @bias:	the load bias of its file
  * @none:	the mapping has no usable section
+ * @dropped:	the mapping's section turned out malformed: the walk ends there
  * @reads_left:	the walk's remaining budget of section reads, in any mapping
  * @cache:	the lookups' cache for its file's own section
  * @tcache:	the lookups' cache for the table loaded for its file
@@ -222,6 +235,7 @@ struct unwind_user_sframe {
 	struct sframe_vma_info	*info;
 	unsigned long		bias;
 	bool			none;
+	bool			dropped;
 	unsigned int		reads_left;
 	struct sframe_cache	cache;
 	struct sframe_cache	tcache;

@@ -59,6 +59,8 @@
 static DEFINE_MUTEX(sframe_tables_mutex);	/* add, remove, the total */
 static struct hlist_head sframe_tables[1 << SFRAME_TABLE_HASH_BITS];
 static unsigned long sframe_tables_bytes;	/* under the mutex */
+/* Bumped, under the mutex, after each table is added; see below. */
+static u64 sframe_tables_gen;
 static unsigned long sframe_tables_max_bytes = 64 << 20;
 
 static u32 sframe_build_id_hash(const u8 *id, unsigned int len)
@@ -129,6 +131,21 @@ struct sframe_table *sframe_table_get(const u8 *id, unsigned int len)
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_table_get);
 
+/**
+ * sframe_tables_generation - how many tables were ever added to the store
+ *
+ * A mapping found to have no table keeps the generation it was examined
+ * at, and looks again when it changed. Read before sframe_table_get(): a
+ * table that lookup missed was added after this read, and bumps it past
+ * the value read.
+ *
+ * Context: any; does not sleep.
+ */
+u64 sframe_tables_generation(void)
+{
+	return smp_load_acquire(&sframe_tables_gen);
+}
+
 /*
  * The section of @t as the reader sees it, at load bias @bias, with the
  * text range @text_start..@text_end.
@@ -198,14 +215,16 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_table_alloc);
  */
 VISIBLE_IF_KUNIT int sframe_table_add(struct sframe_table *t)
 {
-	struct sframe_section sec;
 	int ret;
 
-	/* Checked in full, at the addresses of a file loaded at bias 0. */
-	sframe_table_section(t, 0, &sec);
-	ret = sframe_init(&sec);
+	/*
+	 * Checked in full, at the addresses of a file loaded at bias 0, and
+	 * kept set up for the walks that use it.
+	 */
+	sframe_table_section(t, 0, &t->sec);
+	ret = sframe_init(&t->sec);
 	if (!ret)
-		ret = sframe_validate(&sec);
+		ret = sframe_validate(&t->sec);
 	if (ret) {
 		kvfree(t);
 		return -EINVAL;
@@ -222,6 +241,8 @@ VISIBLE_IF_KUNIT int sframe_table_add(struct sframe_table *t)
 		hlist_add_head_rcu(&t->node,
 				   &sframe_tables[sframe_build_id_hash(t->build_id,
 								       t->build_id_len)]);
+		/* After the table can be found: see sframe_tables_generation(). */
+		smp_store_release(&sframe_tables_gen, sframe_tables_gen + 1);
 	}
 	mutex_unlock(&sframe_tables_mutex);
 	if (ret)
@@ -258,8 +279,16 @@ VISIBLE_IF_KUNIT int sframe_table_remove(const u8 *id, unsigned int len)
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_table_remove);
 
-/* One open /dev/sframe_tables: a table being written. */
+/*
+ * One open /dev/sframe_tables: a table being written. A character device
+ * gets no FMODE_ATOMIC_POS, so threads sharing the file (or a dup()ed or
+ * inherited descriptor) may write at once: @lock serialises every use of
+ * the other fields, across the copies from user memory that may sleep, so
+ * that no write sees another's half-done state, and the section is copied
+ * into a table that nothing else can see until sframe_table_add() takes it.
+ */
 struct sframe_table_writer {
+	struct mutex		lock;
 	struct sframe_table_hdr	hdr;
 	size_t			got;	/* bytes of header and section so far */
 	struct sframe_table	*table;	/* allocated once the header is in */
@@ -291,6 +320,7 @@ static int sframe_tables_open(struct inode *inode, struct file *file)
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
+	mutex_init(&w->lock);
 	/* misc_open() left the miscdevice here; the seq_file takes its place. */
 	file->private_data = NULL;
 	ret = single_open(file, sframe_tables_show, w);
@@ -303,7 +333,12 @@ static int sframe_tables_release(struct inode *inode, struct file *file)
 {
 	struct sframe_table_writer *w = ((struct seq_file *)file->private_data)->private;
 
+	/* The last reference is gone, so no write() runs; the lock says so. */
+	mutex_lock(&w->lock);
 	kvfree(w->table);
+	w->table = NULL;
+	mutex_unlock(&w->lock);
+	mutex_destroy(&w->lock);
 	kfree(w);
 	return single_release(inode, file);
 }
@@ -331,10 +366,10 @@ static ssize_t sframe_tables_cmd(const char __user *ubuf, size_t count)
 	return ret ?: count;
 }
 
-static ssize_t sframe_tables_write(struct file *file, const char __user *ubuf,
-				   size_t count, loff_t *ppos)
+/* Context: task context, w->lock held; reads user memory, may sleep. */
+static ssize_t sframe_tables_write_locked(struct sframe_table_writer *w,
+					  const char __user *ubuf, size_t count)
 {
-	struct sframe_table_writer *w = ((struct seq_file *)file->private_data)->private;
 	size_t hlen = sizeof(w->hdr), n;
 	int ret;
 
@@ -389,6 +424,19 @@ static ssize_t sframe_tables_write(struct file *file, const char __user *ubuf,
 	ret = sframe_table_add(w->table);
 	w->table = NULL;
 	return ret ?: n + count;
+}
+
+static ssize_t sframe_tables_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct sframe_table_writer *w = ((struct seq_file *)file->private_data)->private;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&w->lock))
+		return -EINTR;
+	ret = sframe_tables_write_locked(w, ubuf, count);
+	mutex_unlock(&w->lock);
+	return ret;
 }
 
 static const struct file_operations sframe_tables_fops = {

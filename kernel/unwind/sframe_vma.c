@@ -17,13 +17,23 @@
  * each mapping is examined once, and the entry lives and dies with it:
  * munmap() and dlclose() free it with the VMA, fork() and VMA splits share
  * it with a reference, and new code mapped at the same address is a new VMA
- * that starts unexamined. The executable, the dynamic linker, every library
+ * that starts unexamined. "No section and no table" is kept with the
+ * generation of the table store it was found at: a table loaded later makes
+ * the answer stale, and the mapping is examined again (and an entry with
+ * only its own section looks for the table again). The executable, the dynamic linker, every library
  * mapped at startup and every library dlopen()ed later are covered alike,
  * with no help from glibc, ld.so or the program.
  *
  * The entry holds the section's position relative to the ELF file's load
  * bias, which is worked out again from the VMA on each lookup, so a shared
  * entry stays right for every copy of the mapping.
+ *
+ * Lifetime: the VMA's reference to its entry is dropped only when the VMA
+ * is freed. Walks of the same mm read vma->sframe_info under the VMA's read
+ * lock (or mmap_lock for reading), which other walks hold at the same time,
+ * and take their own reference after reading it: so a walk that finds a
+ * section malformed marks the VMA's pointer (SFRAME_VMA_DROPPED) instead of
+ * releasing the reference another walk may be about to take.
  *
  * Locking: the walk holds no lock while it reads user memory, because the
  * page fault handler may need mmap_lock, and a writer queued between two
@@ -74,12 +84,18 @@
  * struct sframe_vma_info - the SFrame tables of one executable mapping
  * @ref:	references: one per VMA that points here, one per walk using it
  * @delta:	p_vaddr - p_offset of the PT_LOAD that holds the mapping
+ * @text_start:	start of the file's executable segments (all its PF_X
+ *		PT_LOADs, not only the mapping), relative to the load bias
+ * @text_end:	their end, relative to the load bias
  * @own:	@sec is valid: the file's own section
- * @sec:	the file's own section, its four addresses relative to the
- *		load bias
+ * @sec:	the file's own section: where it was found, as a user address
+ *		(mremap() of the text alone does not move it), and the text
+ *		range relative to the load bias
  * @table:	a table loaded for the file's build-id, with a reference, or
- *		NULL
- * @tsec:	@table as a section, relative to the load bias like @sec
+ *		NULL; set at most once, with cmpxchg()
+ * @gen:	while @table is NULL: the store generation last looked in
+ * @build_id_len: length of @build_id, 0 when the file has none
+ * @build_id:	the file's GNU build-id, to look for a table loaded later
  *
  * An address is looked up in the file's own section first, then in the
  * loaded table: an assembler leaves some code out of the section it makes
@@ -89,23 +105,86 @@
 struct sframe_vma_info {
 	refcount_t		ref;
 	unsigned long		delta;
+	unsigned long		text_start;
+	unsigned long		text_end;
 	bool			own;
 	struct sframe_section	sec;
 	struct sframe_table	*table;
-	struct sframe_section	tsec;
+	u64			gen;
+	u8			build_id_len;
+	u8			build_id[SFRAME_TABLE_BUILD_ID_MAX];
 };
 
-/* vma->sframe_info of a mapping examined and found to have no section. */
-#define SFRAME_VMA_NONE		((struct sframe_vma_info *)1UL)
+/*
+ * vma->sframe_info is NULL (not examined), an entry with a reference for
+ * the VMA, the same entry with SFRAME_VMA_DROPPED set (its section turned
+ * out malformed in this mm: the walk ends there; the VMA keeps its
+ * reference until it is freed), or sframe_vma_none(gen): examined at store
+ * generation gen and found to have no section and no table. SFRAME_VMA_NEVER
+ * is "none" at a generation the store never reaches: nothing a load can
+ * change (not an ELF file of ours).
+ */
+#define SFRAME_VMA_NONE_TAG	1UL
+#define SFRAME_VMA_DROPPED	2UL
+#define SFRAME_VMA_NEVER	((struct sframe_vma_info *)~SFRAME_VMA_DROPPED)
 
-static bool sframe_info_real(struct sframe_vma_info *info)
+static struct sframe_vma_info *sframe_vma_none(u64 gen)
 {
-	return info && info != SFRAME_VMA_NONE;
+	return (struct sframe_vma_info *)((unsigned long)gen << 2 |
+					  SFRAME_VMA_NONE_TAG);
 }
+
+/* The entry a value of vma->sframe_info refers to, dropped or not, or NULL. */
+static struct sframe_vma_info *sframe_vma_entry(struct sframe_vma_info *v)
+{
+	unsigned long x = (unsigned long)v;
+
+	if (x & SFRAME_VMA_NONE_TAG)
+		return NULL;
+	return (struct sframe_vma_info *)(x & ~SFRAME_VMA_DROPPED);
+}
+
+/* A "none" found before the store reached generation @gen. */
+static bool sframe_vma_stale(struct sframe_vma_info *v, u64 gen)
+{
+	unsigned long x = (unsigned long)v;
+
+	return (x & SFRAME_VMA_NONE_TAG) && v != SFRAME_VMA_NEVER &&
+	       x >> 2 != (unsigned long)(gen & (~0UL >> 2));
+}
+
+/* The entry of a value that is neither "none" nor dropped, or NULL. */
+static struct sframe_vma_info *sframe_vma_live(struct sframe_vma_info *v)
+{
+	if ((unsigned long)v & (SFRAME_VMA_NONE_TAG | SFRAME_VMA_DROPPED))
+		return NULL;
+	return v;
+}
+
+#ifdef CONFIG_UNWIND_TEST_CLIENT
+void (*sframe_vma_test_hook)(void);
+
+/*
+ * Between reading a VMA's entry and taking the walk's reference to it, with
+ * the VMA read-locked: the test client parks a walk here while another
+ * thread of the mm walks the same mapping (contract 22).
+ */
+static void sframe_vma_test_park(void)
+{
+	typeof(sframe_vma_test_hook) hook = READ_ONCE(sframe_vma_test_hook);
+
+	if (hook)
+		hook();
+}
+#else
+static inline void sframe_vma_test_park(void)
+{
+}
+#endif
 
 static void sframe_info_put(struct sframe_vma_info *info)
 {
-	if (sframe_info_real(info) && refcount_dec_and_test(&info->ref)) {
+	if (info && refcount_dec_and_test(&info->ref)) {
 		sframe_table_put(info->table);
 		kfree(info);
 	}
@@ -115,12 +194,17 @@ static void sframe_info_put(struct sframe_vma_info *info)
  * sframe_vma_dup - a VMA was copied (fork, split, mremap)
  * @vma: the copy, whose sframe_info came with the copied bytes
  *
+ * The original still holds its reference: it is freed only after this,
+ * and its pointer is never released while it lives (a drop marks it).
+ *
  * Context: any; does not sleep.
  */
 void sframe_vma_dup(struct vm_area_struct *vma)
 {
-	if (sframe_info_real(vma->sframe_info))
-		refcount_inc(&vma->sframe_info->ref);
+	struct sframe_vma_info *info = sframe_vma_entry(READ_ONCE(vma->sframe_info));
+
+	if (info)
+		refcount_inc(&info->ref);
 }
 
 /**
@@ -131,7 +215,7 @@ void sframe_vma_dup(struct vm_area_struct *vma)
  */
 void sframe_vma_free(struct vm_area_struct *vma)
 {
-	sframe_info_put(vma->sframe_info);
+	sframe_info_put(sframe_vma_entry(vma->sframe_info));
 	vma->sframe_info = NULL;
 }
 
@@ -218,33 +302,54 @@ out:
 }
 
 /*
- * Add the table loaded for the build-id of the file (its ELF program headers
- * @phdrs, loaded at @bias) to @info, if there is one. Returns 0, or a
- * negative error for a failure that may pass (the notes unreadable, no
- * memory).
+ * Give @info the table loaded for its file's build-id, if one is loaded now
+ * and was made for a file of the same layout: a table whose text range is
+ * not the file's executable segments belongs to another file that claims
+ * the same build-id, and is never used for this one. @gen is the store's
+ * generation, read before the lookup: a table added after it makes the
+ * entry look again. The table is set once; a concurrent walk that set it
+ * first wins.
+ *
+ * Context: any; does not sleep.
+ */
+static void sframe_info_find_table(struct sframe_vma_info *info, u64 gen)
+{
+	struct sframe_table *t;
+
+	if (READ_ONCE(info->table))
+		return;
+	/* None for a file without a build-id. */
+	t = sframe_table_get(info->build_id, info->build_id_len);
+	if (t && (t->text_vaddr != info->text_start ||
+		  t->text_size != info->text_end - info->text_start)) {
+		sframe_table_put(t);
+		t = NULL;
+	}
+	if (t && cmpxchg(&info->table, NULL, t))
+		sframe_table_put(t);
+	WRITE_ONCE(info->gen, gen);
+}
+
+/*
+ * Read the build-id of the file (its ELF program headers @phdrs, loaded at
+ * @bias) into @info, and look its table up. A note that cannot be read is
+ * taken as no build-id: notes need not be in a loaded segment, and the
+ * file's own section must not wait for them. Returns 0, or -ENOMEM, which
+ * may pass.
  */
 static int sframe_discover_table(const struct elf64_phdr *phdrs, int phnum,
-				 unsigned long bias, struct sframe_vma_info *info)
+				 unsigned long bias, struct sframe_vma_info *info,
+				 u64 gen)
 {
-	u8 id[SFRAME_TABLE_BUILD_ID_MAX];
-	struct sframe_table *t;
 	int i, len = 0;
 
 	for (i = 0; i < phnum && !len; i++)
 		if (phdrs[i].p_type == PT_NOTE)
-			len = sframe_build_id(&phdrs[i], bias, id);
-	if (len <= 0)
+			len = sframe_build_id(&phdrs[i], bias, info->build_id);
+	if (len == -ENOMEM)
 		return len;
-	t = sframe_table_get(id, len);
-	if (!t)
-		return 0;
-	/* Checked in full at load; kept relative to the load bias. */
-	sframe_table_section(t, 0, &info->tsec);
-	if (sframe_init(&info->tsec)) {
-		sframe_table_put(t);
-		return 0;
-	}
-	info->table = t;
+	info->build_id_len = max(len, 0);
+	sframe_info_find_table(info, gen);
 	return 0;
 }
 
@@ -254,9 +359,7 @@ static int sframe_discover_table(const struct elf64_phdr *phdrs, int phnum,
  * be read now: that may pass.
  */
 static int sframe_discover_own(struct sframe_vma_info *info,
-			       const struct elf64_phdr *sframe,
-			       const struct elf64_phdr *load, unsigned long bias,
-			       const struct sframe_vma_where *where)
+			       const struct elf64_phdr *sframe, unsigned long bias)
 {
 	struct sframe_section *sec = &info->sec;
 	int ret;
@@ -267,10 +370,15 @@ static int sframe_discover_own(struct sframe_vma_info *info,
 	 * p_memsz may be larger than the section (ld reserves the size before
 	 * merging); the header's own counts bound it within that.
 	 */
+	/*
+	 * The text is the file's executable segments, whatever part of them
+	 * this VMA holds now: a split (madvise(), mlock(), mprotect() of part
+	 * of the text) or a merge later changes the VMA, not the functions.
+	 */
 	sec->sframe_start = bias + sframe->p_vaddr;
 	sec->sframe_end = sec->sframe_start + sframe->p_memsz;
-	sec->text_start = max(bias + load->p_vaddr, where->start);
-	sec->text_end = min(bias + load->p_vaddr + load->p_memsz, where->end);
+	sec->text_start = bias + info->text_start;
+	sec->text_end = bias + info->text_end;
 	if (sec->sframe_end < sec->sframe_start)
 		return 0;
 	ret = sframe_init(sec);
@@ -279,11 +387,14 @@ static int sframe_discover_own(struct sframe_vma_info *info,
 	/* An unreadable section may be readable later; a bad one is not. */
 	if (ret)
 		return ret == -EFAULT ? -EFAULT : 0;
-	/* Keep it relative to the load bias: the VMA may be copied or moved. */
-	sec->sframe_start -= bias;
-	sec->sframe_end -= bias;
-	sec->text_start -= bias;
-	sec->text_end -= bias;
+	/*
+	 * The text is kept relative to the load bias, which each lookup works
+	 * out from its VMA: the VMA may be copied or moved. The section stays
+	 * where it was found: mremap() of the text VMA alone moves the code,
+	 * not the segment that holds the section.
+	 */
+	sec->text_start = info->text_start;
+	sec->text_end = info->text_end;
 	info->own = true;
 	return 0;
 }
@@ -335,28 +446,31 @@ static long sframe_find_phdrs(const struct sframe_vma_where *where, u64 off,
 
 /*
  * Read the ELF headers of the file mapped at @where from user memory and
- * find its SFrame section. Returns a new entry, SFRAME_VMA_NONE when the
- * file has no usable section, or an ERR_PTR() for a failure that may pass
- * (-ENOMEM, or -EFAULT when the headers or the section could not be read):
- * then nothing is kept and the mapping is examined again next time.
+ * find its SFrame section and the table loaded for it. Returns a new entry,
+ * sframe_vma_none(@gen) when the file has neither (SFRAME_VMA_NEVER when it
+ * is not an ELF file the walk can use), or an ERR_PTR() for a failure that
+ * may pass (-ENOMEM, or -EFAULT when the headers or the section could not
+ * be read): then nothing is kept and the mapping is examined again next
+ * time. @gen is the table store's generation, read before.
  *
  * Context: task context, no lock held; reads user memory, may fault.
  */
-static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *where)
+static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *where,
+					       u64 gen)
 {
 	u64 off = (u64)where->pgoff << PAGE_SHIFT;
 	const struct elf64_phdr *load = NULL, *sframe = NULL, *first = NULL;
 	const struct elf64_phdr *phload = NULL;
+	unsigned long bias, phdr_addr, text_start, text_end;
 	struct sframe_vma_info *info;
 	struct elf64_phdr *phdrs;
-	unsigned long bias, phdr_addr;
 	struct elf64_hdr ehdr;
 	size_t size;
 	long found;
 	int i, ret;
 
 	if (where->hdr_len < sizeof(ehdr))
-		return SFRAME_VMA_NONE;
+		return SFRAME_VMA_NEVER;
 	if (copy_from_user(&ehdr, (const void __user *)where->hdr, sizeof(ehdr)))
 		return ERR_PTR(-EFAULT);
 	if (memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
@@ -365,7 +479,7 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	    ehdr.e_machine != EM_X86_64 ||
 	    ehdr.e_phentsize != sizeof(*phdrs) ||
 	    !ehdr.e_phnum || ehdr.e_phnum > SFRAME_MAX_PHDRS)
-		return SFRAME_VMA_NONE;
+		return SFRAME_VMA_NEVER;
 
 	/* Mapped with the ELF header, or moved to a segment of their own. */
 	size = ehdr.e_phnum * sizeof(*phdrs);
@@ -377,7 +491,7 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 		if (found < 0)
 			return ERR_PTR(found);
 		if (!found)
-			return SFRAME_VMA_NONE;
+			return SFRAME_VMA_NEVER;
 		phdr_addr = found;
 	}
 	phdrs = kmalloc(size, GFP_KERNEL_ACCOUNT);
@@ -388,9 +502,16 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 		goto out;
 	}
 
+	text_start = ULONG_MAX;
+	text_end = 0;
 	for (i = 0; i < ehdr.e_phnum; i++) {
 		const struct elf64_phdr *ph = &phdrs[i];
 
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    ph->p_vaddr + ph->p_memsz >= ph->p_vaddr) {
+			text_start = min(text_start, ph->p_vaddr);
+			text_end = max(text_end, ph->p_vaddr + ph->p_memsz);
+		}
 		if (ph->p_type == PT_GNU_SFRAME)
 			sframe = ph;
 		else if (ph->p_type == PT_LOAD && !ph->p_offset && !first)
@@ -403,7 +524,7 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 		    off < ph->p_offset + ph->p_filesz)
 			load = ph;
 	}
-	info = SFRAME_VMA_NONE;
+	info = SFRAME_VMA_NEVER;
 	if (!load || !first || load->p_vaddr + load->p_memsz < load->p_vaddr)
 		goto out;
 
@@ -426,9 +547,11 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 		info = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	ret = sframe_discover_table(phdrs, ehdr.e_phnum, bias, info);
+	info->text_start = text_start;
+	info->text_end = text_end;
+	ret = sframe_discover_table(phdrs, ehdr.e_phnum, bias, info, gen);
 	if (!ret && sframe)
-		ret = sframe_discover_own(info, sframe, load, bias, where);
+		ret = sframe_discover_own(info, sframe, bias);
 	if (ret) {
 		/* Unreadable or no memory now may pass: keep nothing. */
 		sframe_info_put(info);
@@ -437,7 +560,7 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	}
 	if (!info->own && !info->table) {
 		sframe_info_put(info);
-		info = SFRAME_VMA_NONE;
+		info = sframe_vma_none(gen);
 	}
 out:
 	kfree(phdrs);
@@ -520,16 +643,18 @@ static void sframe_vma_unlock(struct mm_struct *mm, struct vm_area_struct *vma,
 }
 
 /*
- * Attach @info, examined for the mapping at @where, to its VMA if that is
- * still the mapping examined, or use the entry another walk attached first.
- * Returns the entry to use, with a reference for the walk.
+ * Attach @info, examined for the mapping at @where, to its VMA in place of
+ * @old (NULL or a stale "none") if that is still the mapping examined, or
+ * use what another walk attached first. Returns the value to use; an entry
+ * in it carries a reference for the walk (none when it is dropped).
  */
 static struct sframe_vma_info *sframe_attach(struct mm_struct *mm, unsigned long ip,
 					     const struct sframe_vma_where *where,
 					     struct file *file,
+					     struct sframe_vma_info *old,
 					     struct sframe_vma_info *info)
 {
-	struct sframe_vma_info *old;
+	struct sframe_vma_info *cur;
 	struct vm_area_struct *vma;
 	bool locked;
 
@@ -538,13 +663,14 @@ static struct sframe_vma_info *sframe_attach(struct mm_struct *mm, unsigned long
 		return info;	/* Not attached: the walk's is the only reference. */
 	if (vma->vm_file == file && vma->vm_start == where->start &&
 	    vma->vm_pgoff == where->pgoff) {
-		old = cmpxchg(&vma->sframe_info, NULL, info);
-		if (old) {
-			/* Another walk was first: use its entry. */
-			sframe_info_put(info);
-			info = old;
+		cur = cmpxchg(&vma->sframe_info, old, info);
+		if (cur != old) {
+			/* Another walk was first: use what it found. */
+			sframe_info_put(sframe_vma_entry(info));
+			info = cur;
 		}
-		if (sframe_info_real(info))
+		/* The VMA holds it, and is read-locked: take the walk's own. */
+		if (sframe_vma_live(info))
 			refcount_inc(&info->ref);
 	}
 	sframe_vma_unlock(mm, vma, locked);
@@ -562,8 +688,9 @@ static struct sframe_vma_info *sframe_attach(struct mm_struct *mm, unsigned long
 static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 {
 	struct mm_struct *mm = current->mm;
+	u64 gen = sframe_tables_generation();
+	struct sframe_vma_info *info, *old;
 	struct sframe_vma_where where;
-	struct sframe_vma_info *info;
 	struct vm_area_struct *vma;
 	struct file *file;
 	bool locked;
@@ -577,18 +704,27 @@ static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 	where.start = vma->vm_start;
 	where.end = vma->vm_end;
 	where.pgoff = vma->vm_pgoff;
-	info = READ_ONCE(vma->sframe_info);
+	old = READ_ONCE(vma->sframe_info);
+	sframe_vma_test_park();
 	/* Only a regular file is ever read: nothing else holds ELF code. */
 	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file ||
 	    !S_ISREG(file_inode(vma->vm_file)->i_mode))
-		info = SFRAME_VMA_NONE;
-	if (info) {
-		if (sframe_info_real(info))
+		old = SFRAME_VMA_NEVER;
+	/* A table was loaded since this mapping was found to have none. */
+	if (sframe_vma_stale(old, gen))
+		goto examine;
+	if (old) {
+		info = old;
+		/*
+		 * The VMA's reference lasts as long as the VMA, which the
+		 * lock holds: take the walk's own before letting go.
+		 */
+		if (sframe_vma_live(info))
 			refcount_inc(&info->ref);
 		sframe_vma_unlock(mm, vma, locked);
 		goto found;
 	}
-
+examine:
 	/*
 	 * Unexamined: its headers are mapped below it, look with mmap_lock.
 	 * The file reference only keeps the pointer compared in
@@ -615,48 +751,57 @@ static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 	sframe_find_headers(mm, vma, &where);
 	mmap_read_unlock(mm);
 
-	info = where.hdr_len ? sframe_discover(&where) : SFRAME_VMA_NONE;
+	info = where.hdr_len ? sframe_discover(&where, gen) : SFRAME_VMA_NEVER;
 	if (IS_ERR(info)) {
 		fput(file);
 		return -EAGAIN;
 	}
-	info = sframe_attach(mm, ip, &where, file, info);
+	info = sframe_attach(mm, ip, &where, file, old, info);
 	fput(file);
 found:
 	w->start = where.start;
 	w->end = where.end;
 	w->info = NULL;
-	w->none = !sframe_info_real(info);
-	if (!w->none) {
-		w->info = info;
-		w->bias = sframe_bias(where.start, where.pgoff, info->delta);
-	}
+	w->none = !sframe_vma_entry(info);
+	w->dropped = !w->none && !sframe_vma_live(info);
+	if (w->none || w->dropped)
+		return 0;
+	w->info = info;
+	w->bias = sframe_bias(where.start, where.pgoff, info->delta);
+	/* Found with its own section only: a table may have come since. */
+	if (!READ_ONCE(info->table) && READ_ONCE(info->gen) != gen)
+		sframe_info_find_table(info, gen);
 	return 0;
 }
 
 /*
  * The section of the mapping holding @ip turned out malformed: mark that
- * mapping as having none, in this mm only. The entry may be shared with
- * the copies of the mapping in other processes (fork), and what one process
- * does to its copy of the section must not turn SFrame off for another.
+ * mapping so that walks end there, in this mm only. The entry may be shared
+ * with the copies of the mapping in other processes (fork), and what one
+ * process does to its copy of the section must not turn SFrame off for
+ * another. The VMA keeps its reference: other walks of this mm hold the
+ * same shared lock, and one may have read the pointer without having its
+ * own reference yet.
  */
 static void sframe_drop(unsigned long ip, struct sframe_vma_info *info)
 {
+	struct sframe_vma_info *dropped;
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
 	bool locked;
 
+	dropped = (struct sframe_vma_info *)((unsigned long)info | SFRAME_VMA_DROPPED);
 	vma = sframe_vma_lock(mm, ip, &locked);
 	if (IS_ERR_OR_NULL(vma))
 		return;
-	if (cmpxchg(&vma->sframe_info, info, SFRAME_VMA_NONE) == info)
-		sframe_info_put(info);
+	cmpxchg(&vma->sframe_info, info, dropped);
 	sframe_vma_unlock(mm, vma, locked);
 }
 
 /* Look @ip up in @rel, one of w->info's sections, with its cache. */
 static int sframe_vma_find_in(struct unwind_user_sframe *w,
 			      const struct sframe_section *rel,
+			      unsigned long sframe_bias,
 			      struct sframe_cache *cache, unsigned long ip,
 			      struct unwind_user_frame *frame)
 {
@@ -675,8 +820,8 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	}
 
 	sec = *rel;
-	sec.sframe_start += w->bias;
-	sec.sframe_end += w->bias;
+	sec.sframe_start += sframe_bias;
+	sec.sframe_end += sframe_bias;
 	sec.text_start += w->bias;
 	sec.text_end += w->bias;
 	sec.reads_left = &w->reads_left;
@@ -687,7 +832,7 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	 */
 	if (ret == -EINVAL) {
 		sframe_drop(ip, w->info);
-		w->none = true;
+		w->dropped = true;
 		memset(w->memo, 0, sizeof(w->memo));
 		return ret;
 	}
@@ -714,13 +859,16 @@ out:
  * the outermost frame; -EAGAIN when the mapping of @ip could not be
  * examined now (a fatal signal, no memory, its headers unreadable) or the
  * walk's budget of section reads is spent: stop the walk, since @ip's code
- * may have a section; another negative error when SFrame does not help for
- * @ip (no mapping, no section, not covered, malformed, unreadable row): use
- * frame pointers.
+ * may have a section; -EINVAL or -EFAULT when its section is malformed (now
+ * or before, in this mm) or cannot be read, and -EOPNOTSUPP for a rule a
+ * frame cannot express: stop the walk too; -ENOENT when SFrame does not
+ * cover @ip (no mapping, no section, not in the section): use frame
+ * pointers.
  */
 int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 			    struct unwind_user_frame *frame)
 {
+	struct sframe_table *table;
 	int ret;
 
 	if (!current->mm)
@@ -731,15 +879,20 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 		if (ret)
 			return ret;
 	}
+	if (w->dropped)
+		return -EINVAL;
 	if (w->none)
 		return -ENOENT;
+	/* Set at most once, after the table's section was set up. */
+	table = READ_ONCE(w->info->table);
 	if (w->info->own) {
-		ret = sframe_vma_find_in(w, &w->info->sec, &w->cache, ip, frame);
+		/* Found where it was; only its text moves with the mapping. */
+		ret = sframe_vma_find_in(w, &w->info->sec, 0, &w->cache, ip, frame);
 		/* Code the section leaves out may be in the loaded table. */
-		if (ret != -ENOENT || !w->info->table)
+		if (ret != -ENOENT || !table)
 			return ret;
 	}
-	return sframe_vma_find_in(w, &w->info->tsec, &w->tcache, ip, frame);
+	return sframe_vma_find_in(w, &table->sec, w->bias, &w->tcache, ip, frame);
 }
 
 /**
@@ -756,6 +909,7 @@ void unwind_user_sframe_done(struct unwind_user_sframe *w)
 	w->start = 0;
 	w->end = 0;
 	w->none = false;
+	w->dropped = false;
 	memset(&w->cache, 0, sizeof(w->cache));
 	memset(&w->tcache, 0, sizeof(w->tcache));
 }
@@ -792,7 +946,9 @@ int sframe_mm_usage(struct mm_struct *mm, struct sframe_mm_usage *u)
 		if (!info)
 			continue;
 		u->examined++;
-		if (!sframe_info_real(info) || info == last)
+		/* The VMA's reference lasts as long as the VMA: mmap_lock. */
+		info = sframe_vma_entry(info);
+		if (!info || info == last)
 			continue;
 		u->sections++;
 		u->bytes += ksize(info);

@@ -108,12 +108,14 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 		int ret = unwind_user_sframe_find(sw, ip, frame);
 
 		/*
-		 * Never guess with frame pointers in code that may have a
-		 * section (-EAGAIN) or that has one with a rule the frame
+		 * Frame pointers only for code SFrame does not cover
+		 * (-ENOENT). Never guess in code that may have a section
+		 * (-EAGAIN), whose section is malformed or unreadable
+		 * (-EINVAL, -EFAULT), or that has one with a rule the frame
 		 * cannot express (-EOPNOTSUPP: a signal frame, a flexible
-		 * rule): stop the walk there.
+		 * rule): stop the walk there (contract 14).
 		 */
-		if (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)
+		if (ret != -ENOENT)
 			return ret;
 	}
 #endif

@@ -7,8 +7,16 @@
  * the walk as text: a header line "nr=N ws=W" followed by one user address per
  * line, in hex, innermost first. A user-space test makes the read() from a
  * known call chain and compares.
+ *
+ * /sys/kernel/debug/unwind_test/sframe_park: two walks of one mapping at
+ * once (contract 22). Writing "park TID" makes the next SFrame lookup of
+ * thread TID stop between reading its mapping's entry and taking its
+ * reference, with the VMA read-locked; a read() returns "parked TID" once
+ * it has stopped there; writing "release" lets it go on. Meanwhile another
+ * thread of the process walks the same mapping.
  */
 
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/init.h>
@@ -16,6 +24,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_user.h>
+
+#include "../../kernel/unwind/sframe.h"
 
 #define UNWIND_TEST_MAX_ENTRIES	64
 
@@ -66,11 +76,79 @@ static const struct file_operations user_stack_fops = {
 	.read	= user_stack_read,
 };
 
+#ifdef CONFIG_UNWIND_USER_SFRAME
+static pid_t park_tid;			/* the thread to park next, or 0 */
+static DECLARE_COMPLETION(park_parked);
+static DECLARE_COMPLETION(park_release);
+
+/* Called by every SFrame lookup; see sframe_vma_test_hook. */
+static void park_hook(void)
+{
+	pid_t tid = current->pid;
+
+	if (READ_ONCE(park_tid) != tid || cmpxchg(&park_tid, tid, 0) != tid)
+		return;
+	complete(&park_parked);
+	/* Killable, so that a failing test cannot leave the task stuck. */
+	if (wait_for_completion_killable(&park_release))
+		pr_info("unwind_test: parked task %d killed\n", tid);
+}
+
+static ssize_t park_read(struct file *file, char __user *ubuf, size_t count,
+			 loff_t *ppos)
+{
+	char buf[32];
+	int len;
+
+	if (*ppos)
+		return 0;
+	if (wait_for_completion_killable(&park_parked))
+		return -EINTR;
+	len = scnprintf(buf, sizeof(buf), "parked\n");
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t park_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	char buf[32];
+	int tid;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "park %d", &tid) == 1 && tid > 0) {
+		reinit_completion(&park_parked);
+		reinit_completion(&park_release);
+		WRITE_ONCE(park_tid, tid);
+	} else if (!strcmp(buf, "release\n") || !strcmp(buf, "release")) {
+		WRITE_ONCE(park_tid, 0);
+		complete_all(&park_release);
+	} else {
+		return -EINVAL;
+	}
+	return count;
+}
+
+static const struct file_operations park_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= park_read,
+	.write	= park_write,
+};
+#endif
+
 static int __init unwind_test_client_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("unwind_test", NULL);
 
 	debugfs_create_file("user_stack", 0400, dir, NULL, &user_stack_fops);
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	debugfs_create_file("sframe_park", 0600, dir, NULL, &park_fops);
+	WRITE_ONCE(sframe_vma_test_hook, park_hook);
+#endif
 	return 0;
 }
 late_initcall(unwind_test_client_init);

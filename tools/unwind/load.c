@@ -13,7 +13,31 @@
  * interpreter and the libraries they need (DT_NEEDED, found as ld.so finds
  * them), with --pid the files a process has mapped executable, with --all
  * those of every process.
+ *
+ * Trust. A table serves every process that maps a file with its build-id,
+ * and the first one loaded for a build-id stays. A build-id is only a note
+ * in the file: anyone can link a library that claims another's. The files
+ * named on the command line (and what --needed finds for them) are the
+ * invoker's own choice. The files of --pid and --all are not: they are
+ * whatever other users' processes map, and perf runs this for them, as
+ * root, by default. So a mapped file is converted only when nobody but
+ * root or the invoking (real) user can have written it: a regular file
+ * owned by uid 0 or by getuid(), not writable by its group or by others,
+ * not on FUSE (whose server makes up owners and contents). Anything else
+ * is skipped with one line on stderr saying why; that is not an error.
+ *
+ * A mapped file is reached as the very file the process maps, never by
+ * looking its path up again as whatever it names now (another file, a
+ * FIFO that blocks, a device whose open does something, a file of another
+ * mount namespace): through /proc/PID/map_files/START-END, or, where that
+ * is refused (it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), by its
+ * path with O_PATH | O_NOFOLLOW, which opens nothing, and only if that is
+ * the regular file of the device and inode /proc/PID/maps shows. The
+ * checks are made on that descriptor, and again on the one opened from it
+ * for reading, whose own /proc/self/fd link is then all the build-id and
+ * the conversion ever open.
  */
+#define _GNU_SOURCE		/* O_PATH */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../../include/uapi/linux/sframe_table.h"
@@ -101,21 +126,29 @@ static bool is_regular(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* The open file @fd is a 64-bit x86-64 ELF file, as ld.so would accept. */
+static bool fd_is_x86_64_elf(int fd)
+{
+	unsigned char e[20];
+
+	return pread(fd, e, sizeof(e), 0) == (ssize_t)sizeof(e) &&
+	       !memcmp(e, ELFMAG, SELFMAG) && e[EI_CLASS] == ELFCLASS64 &&
+	       e[EI_DATA] == ELFDATA2LSB && e[18] == EM_X86_64 && !e[19];
+}
+
 /* A 64-bit x86-64 ELF file, as ld.so would accept for this process. */
 static bool is_x86_64_elf(const char *path)
 {
-	unsigned char e[20];
-	bool ok = false;
+	bool ok;
 	int fd;
 
 	if (!is_regular(path))
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not stuck if a FIFO took the regular file's place since stat(). */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	if (read(fd, e, sizeof(e)) == (ssize_t)sizeof(e))
-		ok = !memcmp(e, ELFMAG, SELFMAG) && e[EI_CLASS] == ELFCLASS64 &&
-		     e[EI_DATA] == ELFDATA2LSB && e[18] == EM_X86_64 && !e[19];
+	ok = fd_is_x86_64_elf(fd);
 	close(fd);
 	return ok;
 }
@@ -391,38 +424,215 @@ static void add_needed(struct strs *files, struct strs *missing)
 	strs_free(&conf);
 }
 
-/* The regular files that process @pid maps executable, into @files. */
-static int add_pid(struct strs *files, const char *pid)
+/*
+ * One line of @f into @buf, without its newline. A line longer than @buf
+ * is skipped whole: its tail must not be read as a line of its own (a
+ * path in /proc/PID/maps is the mapping process's to choose).
+ */
+static bool read_line(FILE *f, char *buf, size_t size)
 {
-	char path[64], line[PATH_MAX + 128];
+	size_t len;
+
+	while (fgets(buf, size, f)) {
+		len = strlen(buf);
+		if (len && buf[len - 1] == '\n') {
+			buf[len - 1] = '\0';
+			return true;
+		}
+		if (feof(f))
+			return true;
+		while (fgets(buf, size, f) && !strchr(buf, '\n'))
+			;
+	}
+	return false;
+}
+
+/* A mounted file system: its device, and whether FUSE serves it. */
+struct mnt {
+	unsigned int	major;
+	unsigned int	minor;
+	bool		fuse;
+};
+
+struct mnts {
+	struct mnt	*v;
+	size_t		n;
+	size_t		cap;
+};
+
+/* The file systems /proc/@pid/mountinfo lists ("self": ours), into @m. */
+static void read_mounts(const char *pid, struct mnts *m)
+{
+	char path[64], line[2 * PATH_MAX + 256];
+	FILE *f;
+
+	m->n = 0;
+	snprintf(path, sizeof(path), "/proc/%s/mountinfo", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (read_line(f, line, sizeof(line))) {
+		/* The type follows the optional fields' end, " - ". */
+		char *type = strstr(line, " - ");
+		unsigned int maj, min;
+
+		if (!type || sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2)
+			continue;
+		if (m->n == m->cap) {
+			struct mnt *v = realloc(m->v, (m->cap * 2 + 16) * sizeof(*v));
+
+			if (!v)
+				break;
+			m->v = v;
+			m->cap = m->cap * 2 + 16;
+		}
+		m->v[m->n].major = maj;
+		m->v[m->n].minor = min;
+		/* "fuse", "fuseblk", "fuse.sshfs", ... */
+		m->v[m->n].fuse = !strncmp(type + 3, "fuse", 4);
+		m->n++;
+	}
+	fclose(f);
+}
+
+/* Is device @maj:@min in @m FUSE (1), another file system (0), absent (-1)? */
+static int mnt_fuse(const struct mnts *m, unsigned int maj, unsigned int min)
+{
+	size_t i;
+	int ret = -1;
+
+	/* One device may be mounted many times; FUSE on any of them counts. */
+	for (i = 0; i < m->n && ret < 1; i++)
+		if (m->v[i].major == maj && m->v[i].minor == min)
+			ret = m->v[i].fuse;
+	return ret;
+}
+
+/**
+ * struct mapped - a file that a process maps executable (--pid, --all)
+ * @path:	its path, as /proc/PID/maps shows it: only a name, for
+ *		messages and for the fallback open (see open_mapped())
+ * @pid:	the process
+ * @range:	"START-END" of one of its mappings of the file, the name of
+ *		its entry in /proc/PID/map_files
+ * @major:	the device /proc/PID/maps shows for it
+ * @minor:	...
+ * @ino:	its inode number
+ * @fuse:	it is on FUSE (1), or on a file system that neither the
+ *		process nor eh2sframe has mounted (-1; lazily unmounted)
+ */
+struct mapped {
+	char			*path;
+	char			pid[16];
+	char			range[40];
+	unsigned int		major;
+	unsigned int		minor;
+	unsigned long long	ino;
+	int			fuse;
+};
+
+struct mapped_list {
+	struct mapped	*v;
+	size_t		n;
+	size_t		cap;
+};
+
+static void mapped_free(struct mapped_list *ml)
+{
+	size_t i;
+
+	for (i = 0; i < ml->n; i++)
+		free(ml->v[i].path);
+	free(ml->v);
+	memset(ml, 0, sizeof(*ml));
+}
+
+/* Add @m unless a file of its device and inode is there. -1: no memory. */
+static int mapped_add(struct mapped_list *ml, const struct mapped *m)
+{
+	size_t i;
+
+	/*
+	 * One entry a file, not a path: many processes map libc, and a path
+	 * may name different files in different mount namespaces.
+	 */
+	for (i = 0; i < ml->n; i++)
+		if (ml->v[i].major == m->major && ml->v[i].minor == m->minor &&
+		    ml->v[i].ino == m->ino)
+			return 0;
+	if (ml->n == ml->cap) {
+		struct mapped *v = realloc(ml->v, (ml->cap * 2 + 16) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		ml->v = v;
+		ml->cap = ml->cap * 2 + 16;
+	}
+	ml->v[ml->n] = *m;
+	ml->v[ml->n].path = strdup(m->path);
+	if (!ml->v[ml->n].path)
+		return -1;
+	ml->n++;
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/*
+ * The files that process @pid maps executable, into @ml; @self: the file
+ * systems eh2sframe's own mount namespace has. Nothing is opened or
+ * checked here but /proc: see open_mapped().
+ */
+static int add_pid(struct mapped_list *ml, const struct mnts *self,
+		   const char *pid)
+{
+	char path[64], line[PATH_MAX + 256];
+	struct mnts mnts = { 0 };
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char perms[8], *file, *nl;
-		unsigned long long ino;
+	read_mounts(pid, &mnts);
+	while (read_line(f, line, sizeof(line))) {
+		unsigned long long start, end;
+		struct mapped m = { 0 };
+		char perms[8];
 
-		if (sscanf(line, "%*s %7s %*s %*s %llu", perms, &ino) != 2 ||
-		    strlen(perms) < 3 || perms[2] != 'x' || !ino)
+		if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu", &start, &end,
+			   perms, &m.major, &m.minor, &m.ino) != 6 ||
+		    strlen(perms) < 3 || perms[2] != 'x' || !m.ino)
 			continue;
-		file = strchr(line, '/');
-		nl = file ? strchr(file, '\n') : NULL;
-		if (!file || !nl)
+		m.path = strchr(line, '/');
+		if (!m.path)
 			continue;
-		*nl = '\0';
-		/* A file deleted since it was mapped has another build-id now. */
-		if (strstr(file, " (deleted)") || !is_x86_64_elf(file))
+		/*
+		 * A file deleted since it was mapped: what its path names now
+		 * is another file, and no process can map the old one again.
+		 */
+		if (ends_with(m.path, " (deleted)"))
 			continue;
-		strs_add(files, file);
+		snprintf(m.pid, sizeof(m.pid), "%s", pid);
+		/* As map_files names it: maps pads addresses to 8 digits. */
+		snprintf(m.range, sizeof(m.range), "%llx-%llx", start, end);
+		m.fuse = mnt_fuse(&mnts, m.major, m.minor);
+		if (m.fuse < 0)
+			m.fuse = mnt_fuse(self, m.major, m.minor);
+		if (mapped_add(ml, &m))
+			break;
 	}
+	free(mnts.v);
 	fclose(f);
 	return 0;
 }
 
-static int add_all_pids(struct strs *files)
+static int add_all_pids(struct mapped_list *ml, const struct mnts *self)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -431,9 +641,138 @@ static int add_all_pids(struct strs *files)
 		return -1;
 	while ((de = readdir(d)))
 		if (isdigit((unsigned char)de->d_name[0]))
-			add_pid(files, de->d_name);	/* gone: nothing */
+			add_pid(ml, self, de->d_name);	/* gone: nothing */
 	closedir(d);
 	return 0;
+}
+
+/*
+ * Why the file @st describes is not to be converted for anyone but its
+ * owner, into @why; or false when it may be. See "Trust" at the top.
+ */
+static bool untrusted(const struct stat *st, char *why, size_t size)
+{
+	mode_t w = st->st_mode & 0022;	/* write for group, for others */
+
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, size, "not a regular file (%s)",
+			 S_ISFIFO(st->st_mode) ? "a FIFO" :
+			 S_ISLNK(st->st_mode) ? "a symbolic link" :
+			 S_ISCHR(st->st_mode) ? "a character device" :
+			 S_ISBLK(st->st_mode) ? "a block device" :
+			 S_ISDIR(st->st_mode) ? "a directory" :
+			 S_ISSOCK(st->st_mode) ? "a socket" : "of unknown type");
+		return true;
+	}
+	if (st->st_uid != 0 && st->st_uid != getuid()) {
+		snprintf(why, size, "owned by uid %u", (unsigned int)st->st_uid);
+		return true;
+	}
+	if (w) {
+		snprintf(why, size, "writable by %s (mode %04o)",
+			 w == 0020 ? "its group" :
+			 w == 0002 ? "others" : "its group and others",
+			 (unsigned int)(st->st_mode & 07777));
+		return true;
+	}
+	return false;
+}
+
+/**
+ * open_mapped - open the file that a process maps, if it may be converted
+ * @m:		the file, as /proc/PID/maps showed it
+ * @how:	set to how it was reached, for -v
+ * @why:	set to why not, when it is not opened
+ * @size:	room in @why
+ *
+ * Nothing but an O_PATH descriptor is made until the file is known to be
+ * the regular file @m describes and passes untrusted(): a FIFO, a device,
+ * another user's file are never opened. The descriptor returned is opened
+ * from that one, through its /proc/self/fd link (the same file, whatever
+ * its path names now), with O_NONBLOCK (a lease its owner holds cannot
+ * stall us), and checked again.
+ *
+ * Return: a descriptor open for reading, or -1.
+ */
+static int open_mapped(const struct mapped *m, const char **how, char *why,
+		       size_t size)
+{
+	char p[64 + sizeof(m->range)];
+	struct stat st;
+	bool by_path = false;
+	int pfd, fd;
+
+	if (m->fuse) {
+		snprintf(why, size, "%s", m->fuse > 0 ?
+			 "on FUSE, whose server decides its owner and contents" :
+			 "on a file system that is not mounted");
+		return -1;
+	}
+	/*
+	 * map_files gives the mapped file itself, whatever the maps line
+	 * says about it and in whichever mount namespace it lives: even if
+	 * the range was mapped again since, it is a file the process maps.
+	 */
+	snprintf(p, sizeof(p), "/proc/%s/map_files/%s", m->pid, m->range);
+	*how = "/proc/PID/map_files";
+	pfd = open(p, O_PATH | O_CLOEXEC);
+	if (pfd < 0) {
+		/*
+		 * Without CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, or once the
+		 * process has gone: by path, only if the path still names the
+		 * mapped file. A symbolic link is not followed (O_NOFOLLOW
+		 * gives the link itself, refused below), and one in a
+		 * directory above is caught by the inode check.
+		 */
+		*how = "its path, checked against the device and inode in maps";
+		by_path = true;
+		pfd = open(m->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0) {
+			snprintf(why, size, "%s", strerror(errno));
+			return -1;
+		}
+	}
+	if (fstat(pfd, &st)) {
+		snprintf(why, size, "%s", strerror(errno));
+		goto fail;
+	}
+	/*
+	 * The type first: a FIFO or device at the path is reported as what it
+	 * is. stat()'s device may differ from the one maps shows for a file
+	 * that is the mapped one (btrfs subvolumes, overlayfs): then it is
+	 * refused too, which can cost a table, never load a wrong one.
+	 */
+	if (S_ISREG(st.st_mode) && by_path &&
+	    (major(st.st_dev) != m->major || minor(st.st_dev) != m->minor ||
+	     st.st_ino != m->ino)) {
+		snprintf(why, size,
+			 "not the file process %s maps (its path names another now, or in another mount namespace)",
+			 m->pid);
+		goto fail;
+	}
+	if (untrusted(&st, why, size))
+		goto fail;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, size, "%s", strerror(errno));
+		goto fail;
+	}
+	close(pfd);
+	/* The descriptor that is read: its own checks, not the path's. */
+	if (fstat(fd, &st)) {
+		snprintf(why, size, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (untrusted(&st, why, size)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+fail:
+	close(pfd);
+	return -1;
 }
 
 static const char *base_name(const char *path)
@@ -569,11 +908,14 @@ static void print_list(const char *what, const struct strs *s)
 
 /*
  * The files an invocation is about, in the order given: the ones named
- * first (*@named of them), then those --needed, --pid and --all add.
+ * first (*@named of them), then those --needed adds; and into @ml, the
+ * files that --pid and --all add.
  */
 static int collect(const struct load_opts *o, char **names, int n,
-		   struct strs *files, struct strs *missing, size_t *named)
+		   struct strs *files, struct strs *missing, size_t *named,
+		   struct mapped_list *ml)
 {
+	struct mnts self = { 0 };
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -590,13 +932,136 @@ static int collect(const struct load_opts *o, char **names, int n,
 	*named = files->n;
 	if (o->needed)
 		add_needed(files, missing);
+	if (o->npids || o->all)
+		read_mounts("self", &self);
 	for (i = 0; i < o->npids; i++)
-		if (add_pid(files, o->pids[i]))
+		if (add_pid(ml, &self, o->pids[i]))
 			fprintf(stderr, "eh2sframe: process %s: %s\n",
 				o->pids[i], strerror(errno));
-	if (o->all && add_all_pids(files))
+	if (o->all && add_all_pids(ml, &self))
 		fprintf(stderr, "eh2sframe: /proc: %s\n", strerror(errno));
+	free(self.v);
 	return 0;
+}
+
+/* What one load_tables() has found and done. */
+struct load_run {
+	struct strs	present;	/* build-ids in the store before */
+	struct strs	done;		/* build-ids seen, loaded or not */
+	struct strs	left;		/* what was left out, and why */
+	size_t		loaded;
+	size_t		already;
+	size_t		skipped;	/* mapped files refused */
+	size_t		bytes;
+	int		ret;
+};
+
+/*
+ * Convert the file @name and load its table, into @r. @shown: the file in
+ * messages (@name is a /proc/self/fd link for a mapped file); @named: it
+ * was named on the command line, so no table is an error; @say: print
+ * what was loaded even without -v (a file nobody named).
+ */
+static void load_file(const struct load_opts *o, struct load_run *r,
+		      const char *name, const char *shown, bool named, bool say)
+{
+	struct table t;
+	char hex[2 * TABLE_BUILD_ID_MAX + 1];
+	uint8_t id[TABLE_BUILD_ID_MAX];
+	size_t len;
+	int err;
+
+	/*
+	 * The build-id first: a file whose table is loaded, or that came
+	 * twice (two paths, a copy), is not converted again.
+	 */
+	if (!file_build_id(name, id, &len) && len &&
+	    len <= SFRAME_TABLE_BUILD_ID_MAX) {
+		build_id_hex(id, len, hex);
+		if (strs_has(&r->done, hex))
+			return;
+		if (strs_has(&r->present, hex)) {
+			strs_add(&r->done, hex);
+			r->already++;
+			if (o->verbose)
+				printf("%s: loaded already for build-id %s\n",
+				       shown, hex);
+			return;
+		}
+	}
+	if (make_table(name, o->verbose, &t)) {
+		/* Its reasons, just printed, name it by @name. */
+		if (strcmp(name, shown))
+			fprintf(stderr, "eh2sframe: %s is %s above\n", shown, name);
+		note(&r->left, shown, "no table made");
+		/* A file named on the command line is an error. */
+		if (named)
+			r->ret = 1;
+		return;
+	}
+	if (!t.id_len || t.id_len > SFRAME_TABLE_BUILD_ID_MAX) {
+		note(&r->left, shown, "no build-id");
+		table_free(&t);
+		return;
+	}
+	build_id_hex(t.id, t.id_len, hex);
+	/* Two paths, or a copy, of one file: one table. */
+	if (strs_has(&r->done, hex)) {
+		table_free(&t);
+		return;
+	}
+	strs_add(&r->done, hex);
+	if (!t.fdes) {
+		note(&r->left, shown, "nothing to convert");
+		table_free(&t);
+		return;
+	}
+	err = write_table(o->device, &t);
+	if (!err) {
+		r->loaded++;
+		r->bytes += t.len;
+		if (o->verbose || (say && !o->quiet))
+			printf("%s: loaded for build-id %s, %zu bytes\n",
+			       shown, hex, t.len);
+	} else if (err == -EEXIST) {
+		r->already++;
+	} else {
+		fprintf(stderr, "eh2sframe: %s: the store refused its table: %s%s\n",
+			shown, strerror(-err),
+			err == -ENOSPC ? " (raise kernel.sframe_tables_max_bytes)" : "");
+		note(&r->left, shown, strerror(-err));
+		r->ret = 1;
+	}
+	table_free(&t);
+}
+
+/*
+ * Load the table of a file that a process maps, if it may be: see "Trust"
+ * at the top. A refused file is said, in one line, and is not an error.
+ */
+static void load_mapped(const struct load_opts *o, struct load_run *r,
+			const struct mapped *m)
+{
+	char why[256], name[32];
+	const char *how;
+	int fd = open_mapped(m, &how, why, sizeof(why));
+
+	if (fd < 0) {
+		r->skipped++;
+		if (!o->quiet)
+			fprintf(stderr, "eh2sframe: skipping %s: %s\n", m->path,
+				why);
+		return;
+	}
+	/* Data mapped executable, a 32-bit library: not ours, as before. */
+	if (fd_is_x86_64_elf(fd)) {
+		snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+		if (o->verbose)
+			printf("%s: mapped by process %s; opened through %s; read as %s\n",
+			       m->path, m->pid, how, name);
+		load_file(o, r, name, m->path, false, true);
+	}
+	close(fd);
 }
 
 /**
@@ -606,20 +1071,23 @@ static int collect(const struct load_opts *o, char **names, int n,
  * @n:		how many
  *
  * Prints one line: what was loaded, what was loaded already, what was
- * left out and why. A file without build-id or anything to convert is
- * left out; that is not an error. A file named in @names for which no
- * table can be made (not an x86-64 ELF file, no or malformed CFI) is.
+ * left out and why; before it, one line for each table loaded for a file
+ * that a process maps (--pid, --all), as nobody named those, and on
+ * stderr one for each such file skipped, with the reason. A file without
+ * build-id or anything to convert is left out; that is not an error. A
+ * file named in @names for which no table can be made (not an x86-64 ELF
+ * file, no or malformed CFI) is.
  *
  * Return: 0, or 1 on such a file, or when the store refused a table or
  * could not be opened.
  */
 int load_tables(const struct load_opts *o, char **names, int n)
 {
-	struct strs files = { 0 }, missing = { 0 }, left = { 0 }, done = { 0 };
-	struct strs present = { 0 };
-	size_t i, loaded = 0, already = 0, bytes = 0, named;
+	struct strs files = { 0 }, missing = { 0 };
+	struct mapped_list ml = { 0 };
+	struct load_run r = { 0 };
+	size_t i, named;
 	char *list, *line, *save = NULL;
-	int ret = 0;
 
 	/* What is loaded already need not be converted again. */
 	list = read_device(o->device);
@@ -628,97 +1096,38 @@ int load_tables(const struct load_opts *o, char **names, int n)
 	for (line = strtok_r(list, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, " ")] = '\0';
-		strs_add(&present, line);
+		strs_add(&r.present, line);
 	}
 	free(list);
-	if (collect(o, names, n, &files, &missing, &named)) {
-		ret = 1;
+	if (collect(o, names, n, &files, &missing, &named, &ml)) {
+		r.ret = 1;
 		goto out;
 	}
-	for (i = 0; i < files.n; i++) {
-		struct table t;
-		char hex[2 * TABLE_BUILD_ID_MAX + 1];
-		uint8_t id[TABLE_BUILD_ID_MAX];
-		size_t len;
-		int err;
-
-		/*
-		 * The build-id first: a file whose table is loaded, or that
-		 * came twice (two paths, a copy), is not converted again.
-		 */
-		if (!file_build_id(files.v[i], id, &len) && len &&
-		    len <= SFRAME_TABLE_BUILD_ID_MAX) {
-			build_id_hex(id, len, hex);
-			if (strs_has(&done, hex))
-				continue;
-			if (strs_has(&present, hex)) {
-				strs_add(&done, hex);
-				already++;
-				if (o->verbose)
-					printf("%s: loaded already for build-id %s\n",
-					       files.v[i], hex);
-				continue;
-			}
-		}
-		if (make_table(files.v[i], o->verbose, &t)) {
-			note(&left, files.v[i], "no table made");
-			/* A file named on the command line is an error. */
-			if (i < named)
-				ret = 1;
-			continue;
-		}
-		if (!t.id_len || t.id_len > SFRAME_TABLE_BUILD_ID_MAX) {
-			note(&left, files.v[i], "no build-id");
-			table_free(&t);
-			continue;
-		}
-		build_id_hex(t.id, t.id_len, hex);
-		/* Two paths, or a copy, of one file: one table. */
-		if (strs_has(&done, hex)) {
-			table_free(&t);
-			continue;
-		}
-		strs_add(&done, hex);
-		if (!t.fdes) {
-			note(&left, files.v[i], "nothing to convert");
-			table_free(&t);
-			continue;
-		}
-		err = write_table(o->device, &t);
-		if (!err) {
-			loaded++;
-			bytes += t.len;
-			if (o->verbose)
-				printf("%s: loaded for build-id %s, %zu bytes\n",
-				       files.v[i], hex, t.len);
-		} else if (err == -EEXIST) {
-			already++;
-		} else {
-			fprintf(stderr, "eh2sframe: %s: the store refused its table: %s%s\n",
-				files.v[i], strerror(-err),
-				err == -ENOSPC ? " (raise kernel.sframe_tables_max_bytes)" : "");
-			note(&left, files.v[i], strerror(-err));
-			ret = 1;
-		}
-		table_free(&t);
-	}
+	for (i = 0; i < files.n; i++)
+		load_file(o, &r, files.v[i], files.v[i], i < named, false);
+	for (i = 0; i < ml.n; i++)
+		load_mapped(o, &r, &ml.v[i]);
 	for (i = 0; i < missing.n; i++)
-		note(&left, missing.v[i], "needed, not found");
+		note(&r.left, missing.v[i], "needed, not found");
 	if (!o->quiet) {
-		printf("eh2sframe: loaded %zu table%s (%zu KiB)", loaded,
-		       loaded == 1 ? "" : "s", (bytes + 1023) / 1024);
-		if (already)
-			printf("; %zu loaded already", already);
-		print_list("left out", &left);
+		printf("eh2sframe: loaded %zu table%s (%zu KiB)", r.loaded,
+		       r.loaded == 1 ? "" : "s", (r.bytes + 1023) / 1024);
+		if (r.already)
+			printf("; %zu loaded already", r.already);
+		if (r.skipped)
+			printf("; %zu mapped file%s skipped (said above)",
+			       r.skipped, r.skipped == 1 ? "" : "s");
+		print_list("left out", &r.left);
 		printf("\n");
 	}
 out:
 	strs_free(&files);
 	strs_free(&missing);
-	strs_free(&left);
-	strs_free(&done);
-	strs_free(&present);
-	return ret;
+	mapped_free(&ml);
+	strs_free(&r.left);
+	strs_free(&r.done);
+	strs_free(&r.present);
+	return r.ret;
 }
 
 static unsigned int hexval(char c)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -32,24 +33,50 @@
 #define SFRAME_TABLES_DEV	"/dev/sframe_tables"
 #define SFRAME_TABLES_HELPER	"eh2sframe"
 
-/* Is @path an executable regular file? */
-static bool is_exec(const char *path)
+/*
+ * May perf run @path? perf is often run as root: it must not run, as
+ * root, a program that another user could have written (the rule
+ * eh2sframe applies to the files it converts). So: an executable regular
+ * file owned by root, by the user running perf, or by @owner (the owner of
+ * perf's own binary, who decides what runs anyway), and writable by
+ * nobody else.
+ */
+static bool helper_ok(const char *path, uid_t owner)
 {
-	return !access(path, X_OK);
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK))
+		return false;
+	if ((st.st_uid && st.st_uid != getuid() && st.st_uid != owner) ||
+	    (st.st_mode & 0022)) {	/* writable by group or others */
+		pr_warning("perf: not running %s: owned by uid %u, mode %04o: others could have written it\n",
+			   path, (unsigned int)st.st_uid,
+			   (unsigned int)(st.st_mode & 07777));
+		return false;
+	}
+	return true;
 }
 
-/* eh2sframe next to perf's own binary, else the first one in PATH. */
+/*
+ * eh2sframe next to perf's own binary, else in the first absolute PATH
+ * entry that has it. A relative entry (".", "bin") is skipped: it names a
+ * directory under wherever perf was started, for root perhaps a user's
+ * directory. strtok_r() never returns the empty entry, which a shell
+ * takes as ".".
+ */
 static char *find_helper(void)
 {
 	char self[PATH_MAX], *slash, *path, *dir, *save = NULL, *found = NULL;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct stat st;
 
 	if (n > 0) {
 		self[n] = '\0';
 		slash = strrchr(self, '/');
-		if (slash && asprintf(&found, "%.*s/%s", (int)(slash - self), self,
-				      SFRAME_TABLES_HELPER) > 0) {
-			if (is_exec(found))
+		if (slash && !stat("/proc/self/exe", &st) &&
+		    asprintf(&found, "%.*s/%s", (int)(slash - self), self,
+			     SFRAME_TABLES_HELPER) > 0) {
+			if (helper_ok(found, st.st_uid))
 				return found;
 			zfree(&found);
 		}
@@ -57,12 +84,13 @@ static char *find_helper(void)
 	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
 	for (dir = path ? strtok_r(path, ":", &save) : NULL; dir;
 	     dir = strtok_r(NULL, ":", &save)) {
-		if (asprintf(&found, "%s/%s", *dir ? dir : ".",
-			     SFRAME_TABLES_HELPER) < 0) {
+		if (*dir != '/')
+			continue;
+		if (asprintf(&found, "%s/%s", dir, SFRAME_TABLES_HELPER) < 0) {
 			found = NULL;
 			break;
 		}
-		if (is_exec(found))
+		if (helper_ok(found, 0))
 			break;
 		zfree(&found);
 	}
@@ -71,10 +99,21 @@ static char *find_helper(void)
 }
 
 /*
- * The helper's arguments for @target: the workload's program with the
- * libraries it needs, or the mappings of the processes to be sampled, or
- * of every process for a CPU-wide recording. Returns the number set in
- * @argv (at most @max - 1; NULL-terminated), 0 for nothing to load.
+ * The helper's arguments for @target and @workload (NULL when perf starts
+ * none). Returns the number set in @argv (at most @max - 1;
+ * NULL-terminated), 0 for nothing to load.
+ *
+ *  - -p/-t: the files those processes map (--pid). Not the workload: with
+ *    -p/-t perf samples only those processes, and a workload only says
+ *    when to stop ("-p 1234 -- sleep 10").
+ *  - -a/-C: the files every process maps (--all), and the workload's
+ *    program with the libraries it needs (--needed): it is sampled too,
+ *    and --all cannot see it, as it does not run yet.
+ *  - otherwise: the workload's program and the libraries it needs.
+ *
+ * eh2sframe loads a table for a file of --pid or --all only if no user
+ * but root or the one running perf can have written it, and says which
+ * it loaded and which it skipped, and why (tools/unwind/load.c).
  */
 static int helper_args(struct target *target, const char *workload,
 		       const char **argv, int max, char **pids)
@@ -87,10 +126,7 @@ static int helper_args(struct target *target, const char *workload,
 	argv[argc++] = "--load";
 	if (quiet)
 		argv[argc++] = "-q";
-	if (workload) {
-		argv[argc++] = "--needed";
-		argv[argc++] = workload;
-	} else if (list) {
+	if (list) {
 		*pids = strdup(list);
 		if (!*pids)
 			return 0;
@@ -103,8 +139,22 @@ static int helper_args(struct target *target, const char *workload,
 			argv[argc++] = p;
 			p = comma ? comma + 1 : NULL;
 		}
+		pr_info("perf: SFrame tables: loading those of the files mapped by %s %s, if only root or you can write them (--no-sframe-tables: none)\n",
+			strchr(list, ',') ? "processes" : "process", list);
 	} else if (target__has_cpu(target)) {
 		argv[argc++] = "--all";
+		if (workload) {
+			argv[argc++] = "--needed";
+			argv[argc++] = "--";
+			argv[argc++] = workload;
+		}
+		pr_info("perf: SFrame tables: loading those of the files mapped by every process, if only root or you can write them%s%s%s (--no-sframe-tables: none)\n",
+			workload ? ", and of " : "", workload ?: "",
+			workload ? " and the libraries it needs" : "");
+	} else if (workload) {
+		argv[argc++] = "--needed";
+		argv[argc++] = "--";
+		argv[argc++] = workload;
 	} else {
 		return 0;
 	}
@@ -118,7 +168,9 @@ static int helper_args(struct target *target, const char *workload,
  * @workload: the program the recording starts, or NULL
  *
  * Prints one line: what the helper loaded and left out, or why nothing
- * was loaded and how to load the tables. Says nothing on a kernel without
+ * was loaded and how to load the tables; with -p/-t/-a/-C, first what it
+ * loads, then each file it loaded and each it skipped, as nobody named
+ * them (see helper_args()). Says nothing on a kernel without
  * /dev/sframe_tables, where fp,defer has no tables to use. A failure never
  * stops the recording: without tables, stacks are cut where frame pointers
  * end, as they are with fp.
@@ -135,7 +187,9 @@ void sframe_tables__load(struct target *target, const char *workload)
 	if (fd < 0 && errno == ENOENT)
 		return;
 	if (fd < 0) {
-		if (workload)
+		/* With -p/-t/-a/-C, the workload is not (all) that is sampled. */
+		if (workload && !target->pid && !target->tid &&
+		    !target__has_cpu(target))
 			pr_warning("perf: SFrame tables for code without frame pointers are not loaded (needs CAP_PERFMON): as root, run 'eh2sframe --load --needed %s' first\n",
 				   workload);
 		else
@@ -146,7 +200,7 @@ void sframe_tables__load(struct target *target, const char *workload)
 
 	helper = find_helper();
 	if (!helper) {
-		pr_warning("perf: no SFrame tables loaded: %s (tools/unwind) is not next to perf or in PATH\n",
+		pr_warning("perf: no SFrame tables loaded: %s (tools/unwind) is not next to perf or in an absolute PATH directory\n",
 			   SFRAME_TABLES_HELPER);
 		return;
 	}

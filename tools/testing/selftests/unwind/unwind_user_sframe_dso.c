@@ -8,7 +8,8 @@
  * unless said otherwise):
  *   -DSFRAME_LIB_B  libsframe_b.so, linked at startup: lib_b()
  *   -DSFRAME_LIB_C  libsframe_c.so, dlopen()ed later: lib_c() makes the
- *                   system call, with RBP set to 1 for that instruction
+ *                   system call, with RBP set to 1 for that instruction,
+ *                   from the second of the two pages it spans
  *   -DSFRAME_LIB_D  libsframe_d.so, dlopen()ed after libsframe_c.so is
  *                   dlclose()d, built with frame pointers and no SFrame:
  *                   lib_c() again, at the same address if the loader reuses
@@ -36,6 +37,9 @@ struct chain {
 };
 
 #if defined(SFRAME_LIB_C) || defined(SFRAME_LIB_D)
+#ifdef SFRAME_LIB_C
+__attribute__((aligned(4096)))
+#endif
 long lib_c(struct chain *ch)
 {
 	unsigned long ip;
@@ -44,6 +48,12 @@ long lib_c(struct chain *ch)
 	USE_STACK(72);
 	ch->expected[1] = (unsigned long)__builtin_return_address(0);
 #ifdef SFRAME_LIB_C
+	/*
+	 * The function starts a page and makes its system call from the
+	 * next one, so that a VMA split between the two (PREP_SPLIT) cuts
+	 * it in half.
+	 */
+	asm volatile("jmp 2f\n\t.skip 4096, 0xcc\n2:");
 	/* Only SFrame can unwind from here: no frame pointer chain. */
 	ret = read_without_fp(ch->fd, ch->buf, ch->len, ip);
 #else
@@ -79,6 +89,7 @@ long lib_b(struct chain *ch)
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -103,8 +114,16 @@ static union {
  *   PREP_FORK     after a first walk, a fork() child overwrites its copy of
  *                 the section and walks (one frame); the parent's section
  *                 is intact, and must still be used
+ *   PREP_SPLIT    before the first walk, split the VMA of lib_c()'s code at
+ *                 the page of its system call (mlock() of that page):
+ *                 lib_c() straddles the split, and is found all the same
+ *   PREP_MERGE    the same, then a walk, then munlock(): the pieces merge
+ *                 again, and the merged VMA is still walked right
  */
-enum prep { PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK };
+enum prep {
+	PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK,
+	PREP_SPLIT, PREP_MERGE,
+};
 
 struct sframe_where {
 	const char	*lib;
@@ -208,6 +227,20 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	}
 	if (prep == PREP_UNMAP && munmap((void *)start, end - start))
 		ksft_exit_fail_msg("munmap: %s\n", strerror(errno));
+	if (prep == PREP_SPLIT || prep == PREP_MERGE) {
+		/* The page after lib_c()'s first one holds its system call. */
+		void *second = (char *)ch.c + 4096;
+
+		if (mlock(second, 4096))
+			ksft_exit_fail_msg("mlock: %s\n", strerror(errno));
+		if (prep == PREP_MERGE) {
+			lib_b(&ch);
+			close(ch.fd);
+			ch.fd = open(STACK_FILE, O_RDONLY);
+			if (munlock(second, 4096))
+				ksft_exit_fail_msg("munlock: %s\n", strerror(errno));
+		}
+	}
 	if (prep == PREP_FORK) {
 		int status;
 		pid_t pid;
@@ -334,6 +367,118 @@ static int walk_devzero(void)
 	return ok && nr >= 1 && got[0] == (unsigned long)p + 7 ? 0 : -1;
 }
 
+#define PARK_FILE	"/sys/kernel/debug/unwind_test/sframe_park"
+
+/* Thread A of walk_race(). */
+struct racer {
+	struct chain	ch;
+	int		go[2];		/* main -> A: walk now */
+	int		tid[2];		/* A -> main: its thread ID */
+	unsigned int	nr;
+	unsigned long	got[DEPTH];
+};
+
+static char race_buf[4096];
+
+static void *race_walk(void *arg)
+{
+	struct racer *r = arg;
+	unsigned int ws;
+	pid_t tid = gettid();
+	char c;
+
+	if (write(r->tid[1], &tid, sizeof(tid)) != sizeof(tid) ||
+	    read(r->go[0], &c, 1) != 1)
+		return NULL;
+	lib_b(&r->ch);
+	r->nr = user_stack_parse(race_buf, r->ch.ret, r->got, DEPTH, &ws);
+	return NULL;
+}
+
+/*
+ * Two threads walk lib_c()'s mapping at once (contract 22). Its section is
+ * made malformed (every FDE's rows placed past the section) after a first
+ * walk found it. Thread A is parked by the test client between reading the
+ * mapping's entry and taking its own reference to it; the main thread then
+ * walks the same mapping, finds the section malformed, and drops it. A goes
+ * on with the entry it read, which must still be alive (no KASAN report, no
+ * refcount warning). Both walks end at lib_c(), never guessing past it.
+ * Nothing between "park" and "release" may take mmap_lock for writing
+ * (no printing, no allocation): A holds the VMA read-locked.
+ */
+static int walk_race(const char *dir)
+{
+	struct racer r = { .ch = { .buf = race_buf, .len = sizeof(race_buf) - 1 } };
+	struct chain ch = { .buf = buf, .len = sizeof(buf) - 1 };
+	unsigned long start, end, base, got[DEPTH];
+	unsigned int nr, ws, n, k;
+	unsigned char *h, *f;
+	char path[PATH_MAX], cmd[32], ack[32];
+	uint32_t off, bad = 0xffff0;
+	pthread_t thr;
+	pid_t tid;
+	int park, ok;
+	void *lib;
+
+	snprintf(path, sizeof(path), "%s/libsframe_c.so", dir);
+	lib = dlopen(path, RTLD_NOW);
+	if (!lib)
+		ksft_exit_fail_msg("dlopen %s: %s\n", path, dlerror());
+	ch.c = (long (*)(struct chain *))dlsym(lib, "lib_c");
+	r.ch.c = ch.c;
+	park = open(PARK_FILE, O_RDWR);
+	if (!ch.c || park < 0 || sframe_pages("libsframe_c.so", &start, &end, &base))
+		return ksft_print_msg("%s: %s\n", PARK_FILE, strerror(errno)), -1;
+
+	/* A first walk finds the section and keeps it with the VMA. */
+	ch.fd = open(STACK_FILE, O_RDONLY);
+	lib_b(&ch);
+	close(ch.fd);
+	nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
+	for (k = 0; k < DEPTH; k++)
+		if (nr < DEPTH || got[k] != ch.expected[k])
+			return ksft_print_msg("first walk: frame %u of %u wrong\n", k, nr), -1;
+
+	/* V1 FDEs (17 bytes): the offset of the rows at +8. */
+	if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
+		ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+	h = (unsigned char *)sframe_at;
+	memcpy(&n, h + 8, 4);
+	memcpy(&off, h + 20, 4);
+	f = h + 28 + h[7] + off;
+	for (k = 0; k < n && f + 17 * k + 12 <= (unsigned char *)end; k++)
+		memcpy(f + 17 * k + 8, &bad, 4);
+
+	if (pipe(r.go) || pipe(r.tid) || pthread_create(&thr, NULL, race_walk, &r))
+		ksft_exit_fail_msg("thread: %s\n", strerror(errno));
+	if (read(r.tid[0], &tid, sizeof(tid)) != sizeof(tid))
+		ksft_exit_fail_msg("thread ID\n");
+	r.ch.fd = open(STACK_FILE, O_RDONLY);
+	ch.fd = open(STACK_FILE, O_RDONLY);
+	snprintf(cmd, sizeof(cmd), "park %d", tid);
+	if (r.ch.fd < 0 || ch.fd < 0 || write(park, cmd, strlen(cmd)) < 0)
+		ksft_exit_fail_msg("%s: %s\n", PARK_FILE, strerror(errno));
+	/* Let A walk, and wait until it is parked with the entry it read. */
+	if (write(r.go[1], "g", 1) != 1 || read(park, ack, sizeof(ack)) <= 0)
+		ksft_exit_fail_msg("park: %s\n", strerror(errno));
+	lib_b(&ch);
+	if (write(park, "release", 7) != 7)
+		ksft_exit_fail_msg("release: %s\n", strerror(errno));
+	pthread_join(thr, NULL);
+	close(ch.fd);
+	close(r.ch.fd);
+	close(park);
+	dlclose(lib);
+
+	nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
+	ok = nr == 1 && got[0] == ch.expected[0] &&
+	     r.nr == 1 && r.got[0] == r.ch.expected[0];
+	ksft_print_msg("dropping walk: %u frames (%#lx, expected %#lx); parked walk: %u frames (%#lx, expected %#lx)\n",
+		       nr, nr ? got[0] : 0, ch.expected[0], r.nr,
+		       r.nr ? r.got[0] : 0, r.ch.expected[0]);
+	return ok ? 0 : -1;
+}
+
 int main(void)
 {
 	unsigned long at_c, at_d;
@@ -341,7 +486,7 @@ int main(void)
 	ssize_t n;
 
 	ksft_print_header();
-	ksft_set_plan(8);
+	ksft_set_plan(11);
 
 	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
 	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
@@ -378,6 +523,13 @@ int main(void)
 			 "a fork() child that corrupts its copy of a section leaves the parent's in use\n");
 	ksft_test_result(walk_devzero() == 0,
 			 "code in a PROT_EXEC mapping of a device is walked, the device never read\n");
+	/* Contract 22: the text VMA split and merged under the walks. */
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_SPLIT) == DEPTH,
+			 "a function cut by a VMA split is walked by its section\n");
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_MERGE) == DEPTH,
+			 "after the split pieces merge again, the section still serves the VMA\n");
+	ksft_test_result(walk_race(dir) == 0,
+			 "a walk parked with the entry it read while another thread drops it: both end at lib_c\n");
 	ksft_finished();
 }
 #endif
