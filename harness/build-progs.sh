@@ -150,6 +150,200 @@ if [ -f "$st/perf_events/deferred_callchain.c" ]; then
 	build deferred_callchain "$st/perf_events/deferred_callchain.c" -pthread \
 		-isystem "$hdr/usr/include"
 fi
+# The eh_trust job (contract 23: what root loads for the files processes
+# map). libeh_forged.so is a small library that claims the build-id of
+# bash's libtinfo, which the initramfs carries, without being it; the
+# victim's path goes beside it. eh_trust_helper does what busybox cannot:
+# map a file as another user and wait, run a command without the
+# capabilities /proc/PID/map_files needs, count a file's opens (inotify).
+victim=$(ldd /bin/bash | awk '$1 ~ /^libtinfo[.]/ { print $3 }')
+vid=$(readelf -n "$victim" | awk '/Build ID:/ { print $3 }')
+[ -n "$vid" ] || die "no build-id in bash's libtinfo ($victim)"
+printf 'int eh_trust_forged(int x)\n{\n\treturn x * 3 + 1;\n}\n' |
+	gcc -O2 -fPIC -shared -Wl,--build-id=0x"$vid" -o "$out/libeh_forged.so" -x c - ||
+	die "building libeh_forged.so failed"
+echo "$victim" >"$out/libeh_forged.victim"
+cat >"$BUILD/eh_trust_helper.c" <<'EOF'
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eh_trust_helper: what the eh_trust job needs that busybox lacks.
+ *   hold UID FILE          start a process that maps FILE executable as
+ *                          UID and waits (10 minutes at most) for a
+ *                          signal; print its pid
+ *   nocaps CMD [ARG]...    run CMD as root without CAP_SYS_ADMIN and
+ *                          CAP_CHECKPOINT_RESTORE, which /proc/PID/map_files
+ *                          needs
+ *   opens SECS FILE CMD [ARG]...  run CMD, killed after SECS seconds; print
+ *                          how many times FILE was opened meanwhile
+ *                          (inotify, which O_PATH does not trigger) and
+ *                          whether CMD timed out; exit with CMD's status,
+ *                          124 on the timeout
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE	40
+#endif
+
+/*
+ * A child of ours maps @file as @uid and waits; we print its pid once it
+ * has, so that "pid=$(eh_trust_helper hold ...)" needs no polling.
+ */
+static int hold(const char *uid_s, const char *file)
+{
+	uid_t uid = strtoul(uid_s, NULL, 10);
+	int fd, p[2], null;
+	struct stat st;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			return 1;
+		printf("%d\n", (int)pid);
+		return 0;
+	}
+	close(p[0]);
+	/* Not the caller's stdout: $(...) would wait for it to close. */
+	null = open("/dev/null", O_RDWR);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+		_exit(1);
+	setsid();
+	if (uid != getuid() && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+				setresuid(uid, uid, uid))) {
+		perror("hold: uid");
+		_exit(1);
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) ||
+	    mmap(NULL, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+		perror(file);
+		_exit(1);
+	}
+	close(fd);
+	if (write(p[1], "", 1) != 1)
+		_exit(1);
+	close(p[1]);
+	/* Never left behind for long, should the job end without a kill. */
+	alarm(600);
+	for (;;)
+		pause();
+}
+
+static int nocaps(char **argv)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	const int drop[] = { CAP_SYS_ADMIN, CAP_CHECKPOINT_RESTORE };
+	unsigned int i;
+
+	/*
+	 * Root's capabilities after exec are the bounding set (and the
+	 * inheritable one): take both out of both.
+	 */
+	if (syscall(SYS_capget, &h, d)) {
+		perror("capget");
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		d[drop[i] / 32].inheritable &= ~(1U << (drop[i] % 32));
+		if (prctl(PR_CAPBSET_DROP, drop[i], 0, 0, 0) && errno != EINVAL) {
+			perror("PR_CAPBSET_DROP");
+			return 1;
+		}
+	}
+	if (syscall(SYS_capset, &h, d) ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)) {
+		perror("capset");
+		return 1;
+	}
+	execvp(argv[0], argv);
+	perror(argv[0]);
+	return 127;
+}
+
+static int opens(const char *secs, const char *file, char **argv)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	long left = strtol(secs, NULL, 10) * 20;
+	char buf[4096] __attribute__((aligned(8)));
+	int in, status = 0, n = 0, timed_out = 0;
+	ssize_t len;
+	pid_t pid;
+
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in < 0 || inotify_add_watch(in, file, IN_OPEN) < 0) {
+		perror(file);
+		return 1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (!pid) {
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (left-- <= 0) {
+			timed_out = 1;
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			break;
+		}
+		nanosleep(&tick, NULL);
+	}
+	while ((len = read(in, buf, sizeof(buf))) > 0) {
+		char *p;
+
+		for (p = buf; p < buf + len;
+		     p += sizeof(struct inotify_event) + ((struct inotify_event *)p)->len)
+			n += !!(((struct inotify_event *)p)->mask & IN_OPEN);
+	}
+	printf("opens of %s: %d%s\n", file, n, timed_out ? "; timed out" : "");
+	if (timed_out)
+		return 124;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return hold(argv[2], argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "nocaps"))
+		return nocaps(argv + 2);
+	if (argc >= 5 && !strcmp(argv[1], "opens"))
+		return opens(argv[2], argv[3], argv + 4);
+	fprintf(stderr, "usage: eh_trust_helper hold UID FILE | nocaps CMD... | opens SECS FILE CMD...\n");
+	return 2;
+}
+EOF
+build eh_trust_helper "$BUILD/eh_trust_helper.c"
 # The converter, static (the guest has no libdw), to load tables there.
 if [ -f "$SRC/tools/unwind/Makefile" ]; then
 	make -s -C "$SRC/tools/unwind" OUTPUT="$BUILD/eh2sframe-static/" STATIC=1 \

@@ -439,5 +439,30 @@ mutate perf_context_late tools/perf/util/deferred-callchain.c \
 	'!ds->evsel || !evsel__is_unwind_context(ds->evsel))' 'true)' \
 	perf_context.3
 
+# Safety, round three (steps 49-51).
+# B2: a drop releases the VMA's reference under the shared lock again.
+mutate vma_drop_puts kernel/unwind/sframe_vma.c \
+	$'\tcmpxchg(&vma->sframe_info, info, dropped);' \
+	$'\tif (cmpxchg(&vma->sframe_info, info, dropped) == info)\n\t\tsframe_info_put(info);' \
+	unwind_user_sframe_dso
+# M4: the own section's text clamped to the VMA the lookup is in.
+mutate vma_text_clamped kernel/unwind/sframe_vma.c \
+	$'\tsec.text_start += w->bias;\n\tsec.text_end += w->bias;' \
+	$'\tsec.text_start = max(sec.text_start + w->bias, w->start);\n\tsec.text_end = min(sec.text_end + w->bias, w->end);' \
+	unwind_user_sframe_dso.9
+# M3: an entry found without a table never looks for one again.
+mutate vma_table_never_again kernel/unwind/sframe_vma.c \
+	'if (!READ_ONCE(info->table) && READ_ONCE(info->gen) != gen)' 'if (0)' \
+	eh_tables.12
+# B3: writes to one /dev/sframe_tables file run at once again.
+mutate store_writer_unlocked kernel/unwind/sframe_store.c \
+	$'\tif (mutex_lock_interruptible(&w->lock))\n\t\treturn -EINTR;\n\tret = sframe_tables_write_locked(w, ubuf, count);\n\tmutex_unlock(&w->lock);' \
+	$'\tret = sframe_tables_write_locked(w, ubuf, count);' \
+	sframe_tables_race
+# The context event's hole: one byte of it left unwritten.
+mutate ctx_event_hole include/trace/events/unwind.h \
+	$'\t\t__field(u16,\treserved)' $'\t\t__field(u8,\treserved)' \
+	ftrace_userstack
+
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1

@@ -113,13 +113,7 @@ def main():
     if progs:
         # The frames as the main job's report resolves and shows them.
         frames = walk_report.frames_by_prog(lines[us:])
-        for prog, want in (('unwind_user_fp', ['c', 'b', 'a', 'main']),
-                           ('unwind_user_fp_32', ['c', 'b', 'a', 'main']),
-                           ('unwind_user_sframe', ['c', 'b', 'a', 'walk']),
-                           # glibc 2.36's sort frames, from libc.a.
-                           ('unwind_qsort', ['cmp', 'msort_with_tmp.part.0',
-                                             'msort_with_tmp.part.0', '__qsort_r',
-                                             'sorter', 'main'])):
+        for prog, want in walk_report.WALKERS.items():
             if prog not in frames:
                 continue
             addrs = frames[prog]
@@ -127,6 +121,18 @@ def main():
                 if addrs else []
             add(prog + '.symbols', names == want,
                 'resolved to %s' % ' '.join(names))
+        # Every program the main job runs is either a walker the report
+        # resolves (checked above, in this log) or one main.sh shows
+        # itself: none is reported as "no frames".
+        main_list = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 'guest', 'main.list')
+        with open(main_list) as f:
+            progs_main = [l.split()[0] for l in f
+                          if l.strip() and not l.startswith('#')]
+        odd = [p for p in progs_main if p not in walk_report.WALKERS and
+               p not in walk_report.SHOWN_ELSEWHERE]
+        add('main_report.programs', not odd,
+            'main.list runs programs the report cannot show: %s' % ' '.join(odd))
 
     for pat, what in SPLATS:
         hits = [l for l in lines if pat.search(l)]

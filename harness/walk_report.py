@@ -17,6 +17,23 @@ import sys
 
 FRAME = re.compile(r'^# (?:pid (\d+) )?frame (\d+): (0x[0-9a-f]+)')
 
+# The walker programs whose frames report() shows, with the functions their
+# stacks must resolve to, innermost first: parse-console.py checks them in
+# every console log that has them. Every other program of the main job
+# (harness/guest/main.list) has its own report in main.sh, listed in
+# SHOWN_ELSEWHERE; parse-console.py checks that main.list names no program
+# outside the two, so that the report never shows a program it cannot
+# resolve ("no frames").
+WALKERS = {
+    'unwind_user_fp': ['c', 'b', 'a', 'main'],
+    'unwind_user_fp_32': ['c', 'b', 'a', 'main'],
+    'unwind_user_sframe': ['c', 'b', 'a', 'walk'],
+    # glibc 2.36's sort frames, from libc.a.
+    'unwind_qsort': ['cmp', 'msort_with_tmp.part.0', 'msort_with_tmp.part.0',
+                     '__qsort_r', 'sorter', 'main'],
+}
+SHOWN_ELSEWHERE = ('perf_demo', 'ftrace_demo', 'context_demo')
+
 
 def frames_by_prog(lines):
     """The frames each program printed: {program: [address, ...]}."""
@@ -52,7 +69,7 @@ def report(logf, progs):
     with open(logf, errors='replace') as f:
         frames = frames_by_prog(f)
     for prog, addrs in frames.items():
-        if prog in ('perf_demo', 'ftrace_demo'):
+        if prog not in WALKERS:
             continue
         print('\n%s: user stack walked by unwind_user() inside read()' % prog)
         if not addrs:

@@ -37,6 +37,13 @@ TRACE_EVENT(unwind_user_context,
 		__field(u8,	trace_flags)
 		__array(u8,	trace_id, UNWIND_CONTEXT_TRACE_ID_SIZE)
 		__array(u8,	span_id, UNWIND_CONTEXT_SPAN_ID_SIZE)
+		/*
+		 * Fills the hole before the 4-byte __data_loc word: the
+		 * ring buffer is not cleared, and a hole would hand
+		 * unprivileged readers (the event is CAP_ANY) two bytes of
+		 * whatever the previous event on this CPU wrote there.
+		 */
+		__field(u16,	reserved)
 		__dynamic_array(u8, attrs, attrs_size)
 	),
 
@@ -46,6 +53,7 @@ TRACE_EVENT(unwind_user_context,
 		__entry->trace_flags = rec->trace_flags;
 		memcpy(__entry->trace_id, rec->trace_id, sizeof(__entry->trace_id));
 		memcpy(__entry->span_id, rec->span_id, sizeof(__entry->span_id));
+		__entry->reserved = 0;
 		memcpy(__get_dynamic_array(attrs), rec->attrs, attrs_size);
 	),
 

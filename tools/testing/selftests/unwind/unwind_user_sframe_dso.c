@@ -479,13 +479,235 @@ static int walk_race(const char *dir)
 	return ok ? 0 : -1;
 }
 
-int main(void)
+/*
+ * The stress mode (--stress SECONDS): walks of several threads at once while
+ * other threads change what they walk (contract 22). Every stack a walker
+ * gets must be right, or cut short: never a wrong frame.
+ */
+#define STRESS_WALKERS	3
+
+struct walker {
+	pthread_t	thr;
+	long		(*c)(struct chain *ch);
+	unsigned long	walks, exact, cut, wrong;
+	char		buf[4096];
+};
+
+static volatile int stress_stop;
+static unsigned long stress_changes;
+static char stress_dir[PATH_MAX];
+
+/* One walk from lib_c() through @c: 1 exact, 0 cut short, -1 wrong. */
+static int stress_walk(long (*c)(struct chain *ch), char *wbuf, size_t len)
+{
+	struct chain ch = { .buf = wbuf, .len = len - 1, .c = c };
+	unsigned long got[DEPTH];
+	unsigned int nr, ws, k;
+
+	ch.fd = open(STACK_FILE, O_RDONLY);
+	if (ch.fd < 0)
+		return -1;
+	lib_b(&ch);
+	close(ch.fd);
+	nr = user_stack_parse(wbuf, ch.ret, got, DEPTH, &ws);
+	for (k = 0; k < nr && k < DEPTH; k++)
+		if (got[k] != ch.expected[k])
+			return -1;
+	return k == DEPTH ? 1 : 0;
+}
+
+static void *stress_walker(void *arg)
+{
+	struct walker *w = arg;
+
+	while (!stress_stop) {
+		int r = stress_walk(w->c, w->buf, sizeof(w->buf));
+
+		w->walks++;
+		if (r > 0)
+			w->exact++;
+		else if (!r)
+			w->cut++;
+		else
+			w->wrong++;
+	}
+	return NULL;
+}
+
+/* Split and merge lib_c()'s code (mlock, mprotect) under the walkers. */
+static void *stress_vmas(void *arg)
+{
+	char *first = arg, *second = first + 4096;
+
+	while (!stress_stop) {
+		if (mlock(second, 4096) || munlock(second, 4096) ||
+		    mprotect(first, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) ||
+		    mprotect(first, 4096, PROT_READ | PROT_EXEC))
+			ksft_exit_fail_msg("split/merge: %s\n", strerror(errno));
+		__atomic_add_fetch(&stress_changes, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * dlopen() and dlclose() a library without SFrame, walking through it while
+ * it is mapped: new code keeps coming and going at reused addresses.
+ */
+static void *stress_dlopen(void *arg)
+{
+	struct walker *w = arg;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/libsframe_d.so", stress_dir);
+	while (!stress_stop) {
+		void *h = dlopen(path, RTLD_NOW);
+		int r;
+
+		if (!h)
+			ksft_exit_fail_msg("dlopen %s: %s\n", path, dlerror());
+		r = stress_walk((long (*)(struct chain *))dlsym(h, "lib_c"),
+				w->buf, sizeof(w->buf));
+		w->walks++;
+		if (r > 0)
+			w->exact++;
+		else if (!r)
+			w->cut++;
+		else
+			w->wrong++;
+		dlclose(h);
+		__atomic_add_fetch(&stress_changes, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Run a command of the test directory's eh2sframe; its output is dropped. */
+static void stress_run(const char *const argv[])
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
+/*
+ * Load and remove a table for libsframe_c.so's build-id (made from its
+ * .eh_frame by eh2sframe), and start and stop a tracer that asks for
+ * deferred stacks of every read() (an ftrace instance), under the walkers.
+ */
+static void *stress_tables(void *arg)
+{
+	static const char inst[] = "/sys/kernel/tracing/instances/sframe_stress";
+	char eh[PATH_MAX], lib[PATH_MAX], opt[PATH_MAX + 64], ev[PATH_MAX + 64];
+	const char *load[] = { eh, "-q", "--load", lib, NULL };
+	const char *rm[] = { eh, "-q", "--remove", lib, NULL };
+	int tracer = !mkdir(inst, 0755) || errno == EEXIST;
+
+	snprintf(eh, sizeof(eh), "%s/eh2sframe", stress_dir);
+	snprintf(lib, sizeof(lib), "%s/libsframe_c.so", stress_dir);
+	snprintf(opt, sizeof(opt), "%s/options/userstacktrace_delay", inst);
+	snprintf(ev, sizeof(ev), "%s/events/syscalls/sys_enter_read/enable", inst);
+	while (!stress_stop) {
+		int f;
+
+		stress_run(load);
+		if (tracer && (f = open(opt, O_WRONLY)) >= 0) {
+			if (write(f, "1", 1) < 0)
+				tracer = 0;
+			close(f);
+		}
+		if (tracer && (f = open(ev, O_WRONLY)) >= 0) {
+			if (write(f, "1", 1) < 0 || write(f, "0", 1) < 0)
+				tracer = 0;
+			close(f);
+		}
+		stress_run(rm);
+		if (tracer && (f = open(opt, O_WRONLY)) >= 0) {
+			if (write(f, "0", 1) < 0)
+				tracer = 0;
+			close(f);
+		}
+		__atomic_add_fetch(&stress_changes, 1, __ATOMIC_RELAXED);
+	}
+	rmdir(inst);
+	return NULL;
+}
+
+static int stress(unsigned int seconds)
+{
+	struct walker w[STRESS_WALKERS + 1] = {};
+	pthread_t vmas, tables;
+	unsigned long walks = 0, exact = 0, cut = 0, wrong = 0;
+	char path[PATH_MAX];
+	long (*c)(struct chain *ch);
+	void *h;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/libsframe_c.so", stress_dir);
+	h = dlopen(path, RTLD_NOW);
+	c = h ? (long (*)(struct chain *))dlsym(h, "lib_c") : NULL;
+	if (!c)
+		ksft_exit_fail_msg("dlopen %s: %s\n", path, dlerror());
+	for (i = 0; i < STRESS_WALKERS; i++) {
+		w[i].c = c;
+		if (pthread_create(&w[i].thr, NULL, stress_walker, &w[i]))
+			ksft_exit_fail_msg("pthread_create\n");
+	}
+	if (pthread_create(&w[i].thr, NULL, stress_dlopen, &w[i]) ||
+	    pthread_create(&vmas, NULL, stress_vmas, (void *)c) ||
+	    pthread_create(&tables, NULL, stress_tables, NULL))
+		ksft_exit_fail_msg("pthread_create\n");
+	/* The bound of the run; nothing waits on it for synchronisation. */
+	sleep(seconds);
+	stress_stop = 1;
+	for (i = 0; i <= STRESS_WALKERS; i++)
+		pthread_join(w[i].thr, NULL);
+	pthread_join(vmas, NULL);
+	pthread_join(tables, NULL);
+	for (i = 0; i <= STRESS_WALKERS; i++) {
+		ksft_print_msg("%s %d: %lu walks, %lu exact, %lu cut, %lu wrong\n",
+			       i < STRESS_WALKERS ? "walker" : "dlopen walker", i,
+			       w[i].walks, w[i].exact, w[i].cut, w[i].wrong);
+		walks += w[i].walks;
+		exact += w[i].exact;
+		cut += w[i].cut;
+		wrong += w[i].wrong;
+	}
+	ksft_print_msg("%lu changes to the mappings, tables and tracers\n",
+		       stress_changes);
+	ksft_test_result(walks && !wrong,
+			 "%lu walks under changes: none wrong (%lu exact, %lu cut)\n",
+			 walks, exact, cut);
+	ksft_test_result(exact, "walks through the changes still reach main()\n");
+	dlclose(h);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	unsigned long at_c, at_d;
 	char dir[PATH_MAX];
 	ssize_t n;
 
 	ksft_print_header();
+	if (argc == 3 && !strcmp(argv[1], "--stress")) {
+		n = readlink("/proc/self/exe", stress_dir, sizeof(stress_dir) - 1);
+		if (n <= 0)
+			ksft_exit_fail_msg("readlink /proc/self/exe\n");
+		stress_dir[n] = '\0';
+		*strrchr(stress_dir, '/') = '\0';
+		ksft_set_plan(2);
+		stress(atoi(argv[2]));
+		ksft_finished();
+	}
 	ksft_set_plan(11);
 
 	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
