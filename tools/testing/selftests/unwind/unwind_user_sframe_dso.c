@@ -92,6 +92,7 @@ long lib_b(struct chain *ch)
 #include <pthread.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static char buf[4096];
@@ -495,7 +496,7 @@ struct walker {
 
 static volatile int stress_stop;
 static unsigned long stress_changes;
-static char stress_dir[PATH_MAX];
+static char stress_dir[PATH_MAX - 64];	/* room for a file name after it */
 
 /* One walk from lib_c() through @c: 1 exact, 0 cut short, -1 wrong. */
 static int stress_walk(long (*c)(struct chain *ch), char *wbuf, size_t len)
@@ -686,7 +687,13 @@ static int stress(unsigned int seconds)
 	ksft_test_result(walks && !wrong,
 			 "%lu walks under changes: none wrong (%lu exact, %lu cut)\n",
 			 walks, exact, cut);
-	ksft_test_result(exact, "walks through the changes still reach main()\n");
+	/*
+	 * A walk may be cut where a mapping changed while it was examined
+	 * (it stops rather than guess), which is rare: the pieces of a split
+	 * or merged mapping keep their section.
+	 */
+	ksft_test_result(exact * 10 >= walks * 9,
+			 "at least 90%% of the walks through the changes reach main()\n");
 	dlclose(h);
 	return 0;
 }
@@ -698,6 +705,10 @@ int main(int argc, char **argv)
 	ssize_t n;
 
 	ksft_print_header();
+	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
+	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
+	if (!lib_b)
+		ksft_exit_fail_msg("dlsym lib_b: %s\n", dlerror());
 	if (argc == 3 && !strcmp(argv[1], "--stress")) {
 		n = readlink("/proc/self/exe", stress_dir, sizeof(stress_dir) - 1);
 		if (n <= 0)
@@ -709,11 +720,6 @@ int main(int argc, char **argv)
 		ksft_finished();
 	}
 	ksft_set_plan(11);
-
-	/* libsframe_b.so was mapped at startup (DT_NEEDED). */
-	lib_b = (long (*)(struct chain *))dlsym(RTLD_DEFAULT, "lib_b");
-	if (!lib_b)
-		ksft_exit_fail_msg("dlsym lib_b: %s\n", dlerror());
 
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	if (n <= 0)
