@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build a kernel from $SRC (the patched tree) out of tree.
-#   build-kernel.sh test|debug|base [--no-check]
+#   build-kernel.sh test|debug|race|base [--no-check]
 # Output: $BUILD/obj-VARIANT/arch/x86/boot/bzImage
 # "base" builds the pristine base (no series) with the test config, from a
 # git worktree of the base commit in $BUILD/src-base, so that $SRC keeps
@@ -15,6 +15,7 @@ check=1
 case $variant in
 test)	frags="$CONFIGS/test.config" ;;
 debug)	frags="$CONFIGS/test.config $CONFIGS/debug.config" ;;
+race)	frags="$CONFIGS/test.config $CONFIGS/race.config" ;;	# KCSAN
 base)	frags="$CONFIGS/test.config"; check=0 ;;	# pristine base, for comparisons
 *)	die "unknown variant $variant" ;;
 esac

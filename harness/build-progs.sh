@@ -135,9 +135,15 @@ if [ -f "$dso" ]; then
 	{ gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_B -o "$out/libsframe_b.so" "$dso" &&
 	  gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_C -o "$out/libsframe_c.so" "$dso" &&
 	  gcc $dflags $fpflags -fPIC -shared -DSFRAME_LIB_D -o "$out/libsframe_d.so" "$dso" &&
+	  gcc $dflags $sflags $fpflags -fPIC -shared -DSFRAME_LIB_D -o "$out/libsframe_e.so" "$dso" &&
 	  gcc $dflags $sflags -o "$out/unwind_user_sframe_dso" "$dso" \
 		-L"$out" -Wl,--no-as-needed -lsframe_b -ldl -Wl,-rpath,'$ORIGIN'; } ||
 		die "building unwind_user_sframe_dso failed"
+fi
+# Two threads writing one /dev/sframe_tables file, one stopped in the
+# kernel by userfaultfd.
+if [ -f "$st/unwind/sframe_tables_race.c" ]; then
+	build sframe_tables_race "$st/unwind/sframe_tables_race.c" -pthread
 fi
 if [ -f "$st/unwind/unwind_context.c" ]; then
 	build unwind_context "$st/unwind/unwind_context.c" -pthread -isystem "$hdr/usr/include"

@@ -7,6 +7,7 @@
 #     under ASan/UBSan, a bounded libFuzzer run;
 #   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs;
 #   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
+#   - the race kernel (KCSAN): the concurrency tests (guest/race.list);
 #   - the unpatched base kernel: perf's fallback from fp,defer to fp;
 #   - KUnit with kunit.py.
 # Every result is a PASS or FAIL line; the last line is "N passed, N failed".
@@ -42,7 +43,10 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 		>"$logs/progs.log" 2>&1 ||
 		{ progs_ok=0; echo "FAIL build.progs: see $logs/progs.log" | record; }
 
-	for variant in test debug; do
+	# The race kernel (KCSAN) boots only the concurrency tests (race.list).
+	for variant in test debug race; do
+		job=test
+		[ "$variant" != race ] || job=race
 		if ! "$REPO/harness/build-kernel.sh" "$variant" \
 			2>"$logs/build-$variant.err"; then
 			echo "FAIL build.$variant: $(grep -m1 ERROR "$logs/build-$variant.err")" | record
@@ -55,7 +59,7 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 		fi
 		[ "$progs_ok" = 1 ] || continue
 		"$REPO/harness/qemu-run.sh" "$BUILD/obj-$variant/arch/x86/boot/bzImage" \
-			"$logs/console-$variant.log" test 1800 || true
+			"$logs/console-$variant.log" "$job" 1800 || true
 		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
 			"$variant." --progs "$BUILD/progs" | record
 	done

@@ -55,6 +55,8 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define min(a, b)							\
 	({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
 #define struct_size(p, member, n) \

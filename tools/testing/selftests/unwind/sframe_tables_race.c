@@ -309,19 +309,32 @@ static enum a_outcome wait_for_a(struct race *r)
 	return A_NEITHER;
 }
 
-/* The fault that stops B in the kernel's copy of its buffer @page. */
+/*
+ * The fault that stops B in the kernel's copy of its buffer @page. The
+ * descriptor is non-blocking, as poll() wants it: a read may still find
+ * nothing, and then polls again.
+ */
 static int wait_for_fault(void *page)
 {
 	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	double end = now() + WAIT_SECS;
 	struct uffd_msg msg;
+	ssize_t n;
+	int ms;
 
-	if (poll(&pfd, 1, WAIT_SECS * 1000) != 1)
-		return -1;
-	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
-	    msg.event != UFFD_EVENT_PAGEFAULT ||
-	    (msg.arg.pagefault.address & ~(page_size - 1)) != (uintptr_t)page)
-		return -1;
-	return 0;
+	do {
+		ms = (end - now()) * 1000;
+		if (poll(&pfd, 1, ms > 0 ? ms : 0) < 0 && errno != EINTR)
+			return -1;
+		n = read(uffd, &msg, sizeof(msg));
+		if (n == sizeof(msg))
+			return msg.event == UFFD_EVENT_PAGEFAULT &&
+			       (msg.arg.pagefault.address & ~(page_size - 1)) ==
+			       (uintptr_t)page ? 0 : -1;
+		if (n >= 0 || errno != EAGAIN)
+			return -1;
+	} while (now() < end);
+	return -1;
 }
 
 static bool run_case(const struct race_case *c, unsigned int n)
@@ -484,7 +497,7 @@ int main(void)
 		ksft_exit_skip("%s: %s\n", DEV, strerror(errno));
 	close(fd);
 	/* Not UFFD_USER_MODE_ONLY: the faults to catch are the kernel's. */
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0)
 		ksft_exit_skip("userfaultfd: %s (CONFIG_USERFAULTFD, root)\n",
 			       strerror(errno));

@@ -14,6 +14,8 @@
  *                   dlclose()d, built with frame pointers and no SFrame:
  *                   lib_c() again, at the same address if the loader reuses
  *                   the hole, so a stale section would give wrong frames
+ *   -DSFRAME_LIB_D  with -Wa,--gsframe too: libsframe_e.so, frame pointers
+ *                   and an SFrame section
  *   (none)          the program: main() -> lib_b() -> lib_c(), through a
  *                   function pointer taken from dlsym()
  * Each function records its return address, so the expected trace is exact.
@@ -120,10 +122,13 @@ static union {
  *                 lib_c() straddles the split, and is found all the same
  *   PREP_MERGE    the same, then a walk, then munlock(): the pieces merge
  *                 again, and the merged VMA is still walked right
+ *   PREP_BADROWS  after a first walk, every FDE's rows are placed past the
+ *                 section: malformed; the walk must end at lib_c(), even
+ *                 where frame pointers would go on (contract 14)
  */
 enum prep {
 	PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK,
-	PREP_SPLIT, PREP_MERGE,
+	PREP_SPLIT, PREP_MERGE, PREP_BADROWS,
 };
 
 struct sframe_where {
@@ -178,6 +183,24 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
 	*base = w.base;
 	sframe_at = w.sec;
 	return 0;
+}
+
+/*
+ * Make the section in [@start, @end) malformed for every lookup: each V1
+ * FDE (17 bytes) gets the offset of its rows (at +8) past the section.
+ */
+static void corrupt_rows(unsigned long start, unsigned long end)
+{
+	unsigned char *h = (unsigned char *)sframe_at, *f;
+	uint32_t n, off, bad = 0xffff0, k;
+
+	if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
+		ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+	memcpy(&n, h + 8, 4);
+	memcpy(&off, h + 20, 4);
+	f = h + 28 + h[7] + off;
+	for (k = 0; k < n && f + 17 * k + 12 <= (unsigned char *)end; k++)
+		memcpy(f + 17 * k + 8, &bad, 4);
 }
 
 /*
@@ -281,6 +304,12 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 		}
 		ch.fd = open(STACK_FILE, O_RDONLY);
 	}
+	if (prep == PREP_BADROWS) {
+		lib_b(&ch);
+		close(ch.fd);
+		ch.fd = open(STACK_FILE, O_RDONLY);
+		corrupt_rows(start, end);
+	}
 	if (prep == PREP_CORRUPT) {
 		/* First a good walk, so that the section is known... */
 		lib_b(&ch);
@@ -313,7 +342,8 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	 * Without its section, lib_c() can only be walked by frame pointers,
 	 * and RBP is 1 there: exactly one frame, the right one.
 	 */
-	if ((prep == PREP_UNMAP || prep == PREP_CORRUPT) && nr != 1)
+	if ((prep == PREP_UNMAP || prep == PREP_CORRUPT || prep == PREP_BADROWS) &&
+	    nr != 1)
 		return -1;
 	/* Unknown whether lib_c() has a section: one frame, never a guess. */
 	if (prep == PREP_HIDE && hidden_nr != 1)
@@ -412,10 +442,8 @@ static int walk_race(const char *dir)
 	struct racer r = { .ch = { .buf = race_buf, .len = sizeof(race_buf) - 1 } };
 	struct chain ch = { .buf = buf, .len = sizeof(buf) - 1 };
 	unsigned long start, end, base, got[DEPTH];
-	unsigned int nr, ws, n, k;
-	unsigned char *h, *f;
+	unsigned int nr, ws, k;
 	char path[PATH_MAX], cmd[32], ack[32];
-	uint32_t off, bad = 0xffff0;
 	pthread_t thr;
 	pid_t tid;
 	int park, ok;
@@ -440,15 +468,7 @@ static int walk_race(const char *dir)
 		if (nr < DEPTH || got[k] != ch.expected[k])
 			return ksft_print_msg("first walk: frame %u of %u wrong\n", k, nr), -1;
 
-	/* V1 FDEs (17 bytes): the offset of the rows at +8. */
-	if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE))
-		ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
-	h = (unsigned char *)sframe_at;
-	memcpy(&n, h + 8, 4);
-	memcpy(&off, h + 20, 4);
-	f = h + 28 + h[7] + off;
-	for (k = 0; k < n && f + 17 * k + 12 <= (unsigned char *)end; k++)
-		memcpy(f + 17 * k + 8, &bad, 4);
+	corrupt_rows(start, end);
 
 	if (pipe(r.go) || pipe(r.tid) || pthread_create(&thr, NULL, race_walk, &r))
 		ksft_exit_fail_msg("thread: %s\n", strerror(errno));
@@ -719,7 +739,7 @@ int main(int argc, char **argv)
 		stress(atoi(argv[2]));
 		ksft_finished();
 	}
-	ksft_set_plan(11);
+	ksft_set_plan(12);
 
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	if (n <= 0)
@@ -756,6 +776,8 @@ int main(int argc, char **argv)
 			 "a function cut by a VMA split is walked by its section\n");
 	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_MERGE) == DEPTH,
 			 "after the split pieces merge again, the section still serves the VMA\n");
+	ksft_test_result(walk(dir, "libsframe_e.so", &at_d, PREP_BADROWS) == 1,
+			 "a malformed section ends the walk where frame pointers would go on\n");
 	ksft_test_result(walk_race(dir) == 0,
 			 "a walk parked with the entry it read while another thread drops it: both end at lib_c\n");
 	ksft_finished();
