@@ -133,7 +133,8 @@ if [ -f "$dso" ]; then
 	fpflags="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 	# shellcheck disable=SC2086
 	{ gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_B -o "$out/libsframe_b.so" "$dso" &&
-	  gcc $dflags $sflags -fPIC -shared -DSFRAME_LIB_C -o "$out/libsframe_c.so" "$dso" &&
+	  gcc $dflags $sflags -falign-functions=4096 -fPIC -shared -DSFRAME_LIB_C \
+		-o "$out/libsframe_c.so" "$dso" &&
 	  gcc $dflags $fpflags -fPIC -shared -DSFRAME_LIB_D -o "$out/libsframe_d.so" "$dso" &&
 	  gcc $dflags $sflags $fpflags -fPIC -shared -DSFRAME_LIB_D -o "$out/libsframe_e.so" "$dso" &&
 	  gcc $dflags $sflags -o "$out/unwind_user_sframe_dso" "$dso" \

@@ -467,7 +467,7 @@ mutate vma_table_never_again kernel/unwind/sframe_vma.c \
 	eh_tables.12
 # B3: writes to one /dev/sframe_tables file run at once again.
 mutate store_writer_unlocked kernel/unwind/sframe_store.c \
-	$'\tif (mutex_lock_interruptible(&w->lock))\n\t\treturn -EINTR;\n\tret = sframe_tables_write_locked(w, ubuf, count);\n\tmutex_unlock(&w->lock);' \
+	$'\tif (mutex_lock_interruptible(&w->lock))\n\t\treturn -ERESTARTSYS;\n\tret = sframe_tables_write_locked(w, ubuf, count);\n\tmutex_unlock(&w->lock);' \
 	$'\tret = sframe_tables_write_locked(w, ubuf, count);' \
 	sframe_tables_race
 # The context event's hole: one byte of it left unwritten.

@@ -143,6 +143,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_table_get);
  */
 u64 sframe_tables_generation(void)
 {
+	/* Pairs with the release in sframe_table_add(). */
 	return smp_load_acquire(&sframe_tables_gen);
 }
 
@@ -324,8 +325,10 @@ static int sframe_tables_open(struct inode *inode, struct file *file)
 	/* misc_open() left the miscdevice here; the seq_file takes its place. */
 	file->private_data = NULL;
 	ret = single_open(file, sframe_tables_show, w);
-	if (ret)
+	if (ret) {
+		mutex_destroy(&w->lock);
 		kfree(w);
+	}
 	return ret;
 }
 
@@ -433,7 +436,7 @@ static ssize_t sframe_tables_write(struct file *file, const char __user *ubuf,
 	ssize_t ret;
 
 	if (mutex_lock_interruptible(&w->lock))
-		return -EINTR;
+		return -ERESTARTSYS;
 	ret = sframe_tables_write_locked(w, ubuf, count);
 	mutex_unlock(&w->lock);
 	return ret;

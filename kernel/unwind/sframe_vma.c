@@ -20,13 +20,15 @@
  * that starts unexamined. "No section and no table" is kept with the
  * generation of the table store it was found at: a table loaded later makes
  * the answer stale, and the mapping is examined again (and an entry with
- * only its own section looks for the table again). The executable, the dynamic linker, every library
- * mapped at startup and every library dlopen()ed later are covered alike,
- * with no help from glibc, ld.so or the program.
+ * only its own section looks for the table again). The executable, the
+ * dynamic linker, every library mapped at startup and every library
+ * dlopen()ed later are covered alike, with no help from glibc, ld.so or the
+ * program.
  *
- * The entry holds the section's position relative to the ELF file's load
- * bias, which is worked out again from the VMA on each lookup, so a shared
- * entry stays right for every copy of the mapping.
+ * The entry holds the text's position relative to the ELF file's load bias,
+ * which is worked out again from the VMA on each lookup, so a shared entry
+ * stays right for every copy of the mapping; the section is read where it
+ * was found.
  *
  * Lifetime: the VMA's reference to its entry is dropped only when the VMA
  * is freed. Walks of the same mm read vma->sframe_info under the VMA's read

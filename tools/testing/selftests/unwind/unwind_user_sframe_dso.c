@@ -39,9 +39,7 @@ struct chain {
 };
 
 #if defined(SFRAME_LIB_C) || defined(SFRAME_LIB_D)
-#ifdef SFRAME_LIB_C
-__attribute__((aligned(4096)))
-#endif
+/* libsframe_c.so is built with -falign-functions=4096: lib_c() starts a page. */
 long lib_c(struct chain *ch)
 {
 	unsigned long ip;
@@ -494,9 +492,10 @@ static int walk_race(const char *dir)
 	nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
 	ok = nr == 1 && got[0] == ch.expected[0] &&
 	     r.nr == 1 && r.got[0] == r.ch.expected[0];
-	ksft_print_msg("dropping walk: %u frames (%#lx, expected %#lx); parked walk: %u frames (%#lx, expected %#lx)\n",
-		       nr, nr ? got[0] : 0, ch.expected[0], r.nr,
-		       r.nr ? r.got[0] : 0, r.ch.expected[0]);
+	ksft_print_msg("dropping walk: %u frames (%#lx, expected %#lx)\n",
+		       nr, nr ? got[0] : 0, ch.expected[0]);
+	ksft_print_msg("parked walk: %u frames (%#lx, expected %#lx)\n",
+		       r.nr, r.nr ? r.got[0] : 0, r.ch.expected[0]);
 	return ok ? 0 : -1;
 }
 
@@ -514,7 +513,7 @@ struct walker {
 	char		buf[4096];
 };
 
-static volatile int stress_stop;
+static int stress_stop;		/* __atomic: read by every thread */
 static unsigned long stress_changes;
 static char stress_dir[PATH_MAX - 64];	/* room for a file name after it */
 
@@ -541,7 +540,7 @@ static void *stress_walker(void *arg)
 {
 	struct walker *w = arg;
 
-	while (!stress_stop) {
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		int r = stress_walk(w->c, w->buf, sizeof(w->buf));
 
 		w->walks++;
@@ -560,7 +559,7 @@ static void *stress_vmas(void *arg)
 {
 	char *first = arg, *second = first + 4096;
 
-	while (!stress_stop) {
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		if (mlock(second, 4096) || munlock(second, 4096) ||
 		    mprotect(first, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) ||
 		    mprotect(first, 4096, PROT_READ | PROT_EXEC))
@@ -580,7 +579,7 @@ static void *stress_dlopen(void *arg)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/libsframe_d.so", stress_dir);
-	while (!stress_stop) {
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		void *h = dlopen(path, RTLD_NOW);
 		int r;
 
@@ -601,8 +600,8 @@ static void *stress_dlopen(void *arg)
 	return NULL;
 }
 
-/* Run a command of the test directory's eh2sframe; its output is dropped. */
-static void stress_run(const char *const argv[])
+/* eh2sframe -q OP LIB, the test directory's; its output is dropped. */
+static void stress_run(const char *eh, const char *op, const char *lib)
 {
 	pid_t pid = fork();
 	int status;
@@ -612,7 +611,7 @@ static void stress_run(const char *const argv[])
 
 		dup2(null, 1);
 		dup2(null, 2);
-		execv(argv[0], (char *const *)argv);
+		execl(eh, eh, "-q", op, lib, (char *)NULL);
 		_exit(127);
 	}
 	if (pid > 0)
@@ -628,18 +627,16 @@ static void *stress_tables(void *arg)
 {
 	static const char inst[] = "/sys/kernel/tracing/instances/sframe_stress";
 	char eh[PATH_MAX], lib[PATH_MAX], opt[PATH_MAX + 64], ev[PATH_MAX + 64];
-	const char *load[] = { eh, "-q", "--load", lib, NULL };
-	const char *rm[] = { eh, "-q", "--remove", lib, NULL };
 	int tracer = !mkdir(inst, 0755) || errno == EEXIST;
 
 	snprintf(eh, sizeof(eh), "%s/eh2sframe", stress_dir);
 	snprintf(lib, sizeof(lib), "%s/libsframe_c.so", stress_dir);
 	snprintf(opt, sizeof(opt), "%s/options/userstacktrace_delay", inst);
 	snprintf(ev, sizeof(ev), "%s/events/syscalls/sys_enter_read/enable", inst);
-	while (!stress_stop) {
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		int f;
 
-		stress_run(load);
+		stress_run(eh, "--load", lib);
 		if (tracer && (f = open(opt, O_WRONLY)) >= 0) {
 			if (write(f, "1", 1) < 0)
 				tracer = 0;
@@ -650,7 +647,7 @@ static void *stress_tables(void *arg)
 				tracer = 0;
 			close(f);
 		}
-		stress_run(rm);
+		stress_run(eh, "--remove", lib);
 		if (tracer && (f = open(opt, O_WRONLY)) >= 0) {
 			if (write(f, "0", 1) < 0)
 				tracer = 0;
@@ -688,7 +685,7 @@ static int stress(unsigned int seconds)
 		ksft_exit_fail_msg("pthread_create\n");
 	/* The bound of the run; nothing waits on it for synchronisation. */
 	sleep(seconds);
-	stress_stop = 1;
+	__atomic_store_n(&stress_stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i <= STRESS_WALKERS; i++)
 		pthread_join(w[i].thr, NULL);
 	pthread_join(vmas, NULL);
