@@ -470,6 +470,11 @@ mutate store_writer_unlocked kernel/unwind/sframe_store.c \
 	$'\tif (mutex_lock_interruptible(&w->lock))\n\t\treturn -ERESTARTSYS;\n\tret = sframe_tables_write_locked(w, ubuf, count);\n\tmutex_unlock(&w->lock);' \
 	$'\tret = sframe_tables_write_locked(w, ubuf, count);' \
 	sframe_tables_race
+# m13: a buffered section counts in the cap only once it is loaded.
+mutate store_header_uncharged kernel/unwind/sframe_store.c \
+	$'\tif ((unsigned long)atomic_long_add_return(bytes, &sframe_tables_bytes) >\n\t    READ_ONCE(sframe_tables_max_bytes)) {' \
+	$'\tif (atomic_long_add_return(bytes, &sframe_tables_bytes) < 0) {' \
+	sframe_tables.13
 # The context event's hole: one byte of it left unwritten.
 mutate ctx_event_hole include/trace/events/unwind.h \
 	$'\t\t__field(u16,\treserved)' $'\t\t__field(u8,\treserved)' \

@@ -245,7 +245,7 @@ static void direct(struct input *in)
 	      t->sframe_vaddr == h->sframe_vaddr &&
 	      t->text_vaddr == h->text_vaddr && t->text_size == h->text_size);
 	if (!in->complete) {
-		kvfree(t);
+		sframe_table_free(t);
 		return;
 	}
 	memcpy(t->data, in->sec, in->sec_len);

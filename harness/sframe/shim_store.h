@@ -38,6 +38,11 @@
 #include <sys/types.h>	/* ssize_t, loff_t */
 #include "shim.h"
 
+/* The kernel's own "restart the system call" code, never seen by user space. */
+#ifndef ERESTARTSYS
+#define ERESTARTSYS	512
+#endif
+
 /* What sframe.h declares the store's interface under. */
 #define CONFIG_UNWIND_USER_SFRAME	1
 #define CONFIG_KUNIT			1
@@ -177,6 +182,26 @@ static inline void mutex_unlock(struct mutex *m)
 	__atomic_store_n(&m->held, false, __ATOMIC_RELEASE);
 	if (pthread_mutex_unlock(&m->lock))
 		abort();
+}
+
+/* atomic_long_t: the store's total. */
+typedef struct {
+	long	v;
+} atomic_long_t;
+
+static inline long atomic_long_add_return(long n, atomic_long_t *a)
+{
+	return __atomic_add_fetch(&a->v, n, __ATOMIC_SEQ_CST);
+}
+
+static inline void atomic_long_sub(long n, atomic_long_t *a)
+{
+	__atomic_sub_fetch(&a->v, n, __ATOMIC_SEQ_CST);
+}
+
+static inline long atomic_long_read(const atomic_long_t *a)
+{
+	return __atomic_load_n(&a->v, __ATOMIC_SEQ_CST);
 }
 
 /* refcount_t. */

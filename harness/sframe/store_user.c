@@ -139,5 +139,5 @@ bool sframe_user_store_empty(void)
 	for (i = 0; i < ARRAY_SIZE(sframe_tables); i++)
 		if (sframe_tables[i].first)
 			return false;
-	return !sframe_tables_bytes;
+	return !atomic_long_read(&sframe_tables_bytes);
 }

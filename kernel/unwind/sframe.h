@@ -196,6 +196,7 @@ void sframe_table_section(const struct sframe_table *t, unsigned long bias,
 #if IS_ENABLED(CONFIG_KUNIT)
 struct sframe_table_hdr;
 struct sframe_table *sframe_table_alloc(const struct sframe_table_hdr *hdr);
+void sframe_table_free(struct sframe_table *t);
 int sframe_table_add(struct sframe_table *t);
 int sframe_table_remove(const u8 *id, unsigned int len);
 #endif

@@ -16,7 +16,9 @@
  * in full (sframe_validate()) before it is accepted, and every later read
  * goes through the same bounded reader. It lives in kernel memory, charged
  * to the loader's memory cgroup, within a total that root can set
- * (kernel.sframe_tables_max_bytes).
+ * (kernel.sframe_tables_max_bytes). The total counts every table from the
+ * write that completes its header until it is freed: tables being written,
+ * in the store, and removed but still used by mappings.
  *
  * Interface: the character device /dev/sframe_tables, which only a process
  * with CAP_PERFMON or CAP_SYS_ADMIN may open (-EPERM otherwise).
@@ -56,9 +58,9 @@
 #define SFRAME_TABLE_MAX_SIZE	(16 << 20)
 #define SFRAME_TABLE_HASH_BITS	6
 
-static DEFINE_MUTEX(sframe_tables_mutex);	/* add, remove, the total */
+static DEFINE_MUTEX(sframe_tables_mutex);	/* add, remove */
 static struct hlist_head sframe_tables[1 << SFRAME_TABLE_HASH_BITS];
-static unsigned long sframe_tables_bytes;	/* under the mutex */
+static atomic_long_t sframe_tables_bytes;	/* of every table allocated */
 /* Bumped, under the mutex, after each table is added; see below. */
 static u64 sframe_tables_gen;
 static unsigned long sframe_tables_max_bytes = 64 << 20;
@@ -83,17 +85,34 @@ static void sframe_table_free_rcu(struct rcu_head *rcu)
  * sframe_table_put - drop a reference to a loaded table
  * @t: the table, or NULL
  *
- * The last reference frees it after an RCU grace period, since lookups may
- * still be looking at it.
+ * The last reference takes it off the total and frees it after an RCU
+ * grace period, since lookups may still be looking at it.
  *
  * Context: any; does not sleep.
  */
 void sframe_table_put(struct sframe_table *t)
 {
-	if (t && refcount_dec_and_test(&t->ref))
+	if (t && refcount_dec_and_test(&t->ref)) {
+		atomic_long_sub(sframe_table_bytes(t), &sframe_tables_bytes);
 		call_rcu(&t->rcu, sframe_table_free_rcu);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_table_put);
+
+/**
+ * sframe_table_free - free a table that the store never took
+ * @t: a table from sframe_table_alloc(), or NULL
+ *
+ * Context: task context, may sleep.
+ */
+VISIBLE_IF_KUNIT void sframe_table_free(struct sframe_table *t)
+{
+	if (!t)
+		return;
+	atomic_long_sub(sframe_table_bytes(t), &sframe_tables_bytes);
+	kvfree(t);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_table_free);
 
 /* Under RCU or the mutex. */
 static struct sframe_table *sframe_table_find(const u8 *id, unsigned int len)
@@ -167,16 +186,20 @@ void sframe_table_section(const struct sframe_table *t, unsigned long bias,
  * @hdr: the header
  *
  * The caller fills in @hdr->sframe_size bytes of section at ->data, then
- * hands the table to sframe_table_add(), or frees it with kvfree().
+ * hands the table to sframe_table_add(), or frees it with
+ * sframe_table_free(). It counts in the total from now on: a section
+ * buffered by a writer takes as much memory as a loaded one.
  *
  * Context: task context, may sleep.
  * Return: the table; ERR_PTR(-EINVAL) for a bad header, ERR_PTR(-E2BIG)
- * for a section larger than 16 MiB, ERR_PTR(-ENOMEM).
+ * for a section larger than 16 MiB, ERR_PTR(-ENOSPC) when the total would
+ * exceed kernel.sframe_tables_max_bytes, ERR_PTR(-ENOMEM).
  */
 VISIBLE_IF_KUNIT struct sframe_table *
 sframe_table_alloc(const struct sframe_table_hdr *hdr)
 {
 	struct sframe_table *t;
+	size_t bytes;
 
 	if (hdr->magic != SFRAME_TABLE_MAGIC ||
 	    hdr->version != SFRAME_TABLE_VERSION || hdr->flags ||
@@ -190,9 +213,18 @@ sframe_table_alloc(const struct sframe_table_hdr *hdr)
 	if (hdr->sframe_size > SFRAME_TABLE_MAX_SIZE)
 		return ERR_PTR(-E2BIG);
 
+	/* As sframe_table_bytes() counts it. */
+	bytes = sizeof(*t) + hdr->sframe_size;
+	if ((unsigned long)atomic_long_add_return(bytes, &sframe_tables_bytes) >
+	    READ_ONCE(sframe_tables_max_bytes)) {
+		atomic_long_sub(bytes, &sframe_tables_bytes);
+		return ERR_PTR(-ENOSPC);
+	}
 	t = kvmalloc(struct_size(t, data, hdr->sframe_size), GFP_KERNEL_ACCOUNT);
-	if (!t)
+	if (!t) {
+		atomic_long_sub(bytes, &sframe_tables_bytes);
 		return ERR_PTR(-ENOMEM);
+	}
 	refcount_set(&t->ref, 1);
 	t->build_id_len = hdr->build_id_len;
 	memcpy(t->build_id, hdr->build_id, hdr->build_id_len);
@@ -211,8 +243,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_table_alloc);
  *
  * Context: task context, may sleep.
  * Return: 0; -EINVAL for a section that the reader does not accept in
- * full; -EEXIST when a table is loaded for the build-id already; -ENOSPC
- * when the total would exceed kernel.sframe_tables_max_bytes.
+ * full; -EEXIST when a table is loaded for the build-id already.
  */
 VISIBLE_IF_KUNIT int sframe_table_add(struct sframe_table *t)
 {
@@ -227,18 +258,14 @@ VISIBLE_IF_KUNIT int sframe_table_add(struct sframe_table *t)
 	if (!ret)
 		ret = sframe_validate(&t->sec);
 	if (ret) {
-		kvfree(t);
+		sframe_table_free(t);
 		return -EINVAL;
 	}
 
 	mutex_lock(&sframe_tables_mutex);
 	if (sframe_table_find(t->build_id, t->build_id_len)) {
 		ret = -EEXIST;
-	} else if (sframe_table_bytes(t) > READ_ONCE(sframe_tables_max_bytes) -
-		   min(sframe_tables_bytes, READ_ONCE(sframe_tables_max_bytes))) {
-		ret = -ENOSPC;
 	} else {
-		sframe_tables_bytes += sframe_table_bytes(t);
 		hlist_add_head_rcu(&t->node,
 				   &sframe_tables[sframe_build_id_hash(t->build_id,
 								       t->build_id_len)]);
@@ -247,7 +274,7 @@ VISIBLE_IF_KUNIT int sframe_table_add(struct sframe_table *t)
 	}
 	mutex_unlock(&sframe_tables_mutex);
 	if (ret)
-		kvfree(t);
+		sframe_table_free(t);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_table_add);
@@ -268,10 +295,8 @@ VISIBLE_IF_KUNIT int sframe_table_remove(const u8 *id, unsigned int len)
 
 	mutex_lock(&sframe_tables_mutex);
 	t = len && len <= SFRAME_TABLE_BUILD_ID_MAX ? sframe_table_find(id, len) : NULL;
-	if (t) {
+	if (t)
 		hlist_del_rcu(&t->node);
-		sframe_tables_bytes -= sframe_table_bytes(t);
-	}
 	mutex_unlock(&sframe_tables_mutex);
 	if (!t)
 		return -ENOENT;
@@ -338,7 +363,7 @@ static int sframe_tables_release(struct inode *inode, struct file *file)
 
 	/* The last reference is gone, so no write() runs; the lock says so. */
 	mutex_lock(&w->lock);
-	kvfree(w->table);
+	sframe_table_free(w->table);
 	w->table = NULL;
 	mutex_unlock(&w->lock);
 	mutex_destroy(&w->lock);

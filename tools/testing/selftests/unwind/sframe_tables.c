@@ -442,6 +442,49 @@ static int test_cap(void)
 	return listed() == -1;
 }
 
+/*
+ * A section being written takes memory from the write that completes its
+ * header: with the cap at three times 16 MiB, two writers with 16 MiB
+ * headers fit, a third is refused with ENOSPC, and once they are closed a
+ * real table loads again.
+ */
+static int test_cap_buffered(void)
+{
+	struct table_hdr big = table;
+	char old[64] = "", cap[32];
+	int f = open(MAXBYTES, O_RDWR), fds[3], i, ret = 1, len;
+	ssize_t n;
+
+	if (f < 0)
+		return fail("%s: %s\n", MAXBYTES, strerror(errno));
+	n = read(f, old, sizeof(old) - 1);
+	len = snprintf(cap, sizeof(cap), "%d\n", 3 << 24);
+	if (n <= 0 || pwrite(f, cap, len, 0) != len)
+		return close(f), fail("cannot set the cap\n");
+	big.sframe_size = 16 << 20;
+	for (i = 0; i < 3; i++) {
+		fds[i] = open(DEV, O_WRONLY);
+		errno = 0;
+		if (fds[i] < 0 || write(fds[i], &big, sizeof(big)) != sizeof(big))
+			n = -errno;
+		else
+			n = 0;
+		if (n != (i < 2 ? 0 : -ENOSPC))
+			ret = fail("header %d of 16 MiB: %zd, want %d\n", i, n,
+				   i < 2 ? 0 : -ENOSPC);
+	}
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+	n = load(&table, sframe_bytes, table.sframe_size);
+	if (n)
+		ret = fail("load after the writers closed: %zd\n", n);
+	remove_table();
+	if (pwrite(f, old, strlen(old), 0) != (ssize_t)strlen(old))
+		ret = fail("cannot restore the cap\n");
+	close(f);
+	return ret;
+}
+
 static int test_load_and_walk(void)
 {
 	int n, ret;
@@ -730,7 +773,7 @@ int main(int argc, char **argv)
 		snprintf(idhex + 2 * i, sizeof(idhex) - 2 * i, "%02x", table.build_id[i]);
 	remove_table();
 
-	ksft_set_plan(12);
+	ksft_set_plan(13);
 	ksft_test_result(walk() == DEPTH, "the program itself walks through its own section\n");
 	ksft_test_result(run(copy_path) == 1,
 			 "its copy without PT_GNU_SFRAME and no table: frame pointers, one frame\n");
@@ -751,6 +794,8 @@ int main(int argc, char **argv)
 			 "a table whose rows are costly to scan ends a walk within its budget of reads\n");
 	ksft_test_result(test_deep_rows_cap(),
 			 "a function of more rows than a lookup scans ends the walk there\n");
+	ksft_test_result(test_cap_buffered(),
+			 "sections being written count in the cap from their header on\n");
 	unlink(copy_path);
 	unlink(copy2_path);
 	ksft_finished();
