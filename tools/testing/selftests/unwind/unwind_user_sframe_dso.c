@@ -536,21 +536,24 @@ static int stress_walk(long (*c)(struct chain *ch), char *wbuf, size_t len)
 	return k == DEPTH ? 1 : 0;
 }
 
+/* Count the result @r of one of @w's walks. */
+static void stress_count(struct walker *w, int r)
+{
+	w->walks++;
+	if (r > 0)
+		w->exact++;
+	else if (!r)
+		w->cut++;
+	else
+		w->wrong++;
+}
+
 static void *stress_walker(void *arg)
 {
 	struct walker *w = arg;
 
-	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
-		int r = stress_walk(w->c, w->buf, sizeof(w->buf));
-
-		w->walks++;
-		if (r > 0)
-			w->exact++;
-		else if (!r)
-			w->cut++;
-		else
-			w->wrong++;
-	}
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED))
+		stress_count(w, stress_walk(w->c, w->buf, sizeof(w->buf)));
 	return NULL;
 }
 
@@ -581,19 +584,11 @@ static void *stress_dlopen(void *arg)
 	snprintf(path, sizeof(path), "%s/libsframe_d.so", stress_dir);
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		void *h = dlopen(path, RTLD_NOW);
-		int r;
 
 		if (!h)
 			ksft_exit_fail_msg("dlopen %s: %s\n", path, dlerror());
-		r = stress_walk((long (*)(struct chain *))dlsym(h, "lib_c"),
-				w->buf, sizeof(w->buf));
-		w->walks++;
-		if (r > 0)
-			w->exact++;
-		else if (!r)
-			w->cut++;
-		else
-			w->wrong++;
+		stress_count(w, stress_walk((long (*)(struct chain *))dlsym(h, "lib_c"),
+					    w->buf, sizeof(w->buf)));
 		dlclose(h);
 		__atomic_add_fetch(&stress_changes, 1, __ATOMIC_RELAXED);
 	}
