@@ -159,6 +159,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_table_get);
  * the value read.
  *
  * Context: any; does not sleep.
+ * Return: the number of tables added since boot.
  */
 u64 sframe_tables_generation(void)
 {
@@ -314,7 +315,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_table_remove);
  * into a table that nothing else can see until sframe_table_add() takes it.
  */
 struct sframe_table_writer {
-	struct mutex		lock;
+	struct mutex		lock;	/* serialises write() and release() */
 	struct sframe_table_hdr	hdr;
 	size_t			got;	/* bytes of header and section so far */
 	struct sframe_table	*table;	/* allocated once the header is in */

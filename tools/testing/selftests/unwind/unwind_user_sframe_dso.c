@@ -613,6 +613,18 @@ static void stress_run(const char *eh, const char *op, const char *lib)
 		waitpid(pid, &status, 0);
 }
 
+/* Write @val to the tracefs file @path: 0, or -1. */
+static int write_file(const char *path, const char *val)
+{
+	int f = open(path, O_WRONLY), ok;
+
+	if (f < 0)
+		return -1;
+	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
+	close(f);
+	return ok ? 0 : -1;
+}
+
 /*
  * Load and remove a table for libsframe_c.so's build-id (made from its
  * .eh_frame by eh2sframe), and start and stop a tracer that asks for
@@ -629,25 +641,14 @@ static void *stress_tables(void *arg)
 	snprintf(opt, sizeof(opt), "%s/options/userstacktrace_delay", inst);
 	snprintf(ev, sizeof(ev), "%s/events/syscalls/sys_enter_read/enable", inst);
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
-		int f;
-
 		stress_run(eh, "--load", lib);
-		if (tracer && (f = open(opt, O_WRONLY)) >= 0) {
-			if (write(f, "1", 1) < 0)
-				tracer = 0;
-			close(f);
-		}
-		if (tracer && (f = open(ev, O_WRONLY)) >= 0) {
-			if (write(f, "1", 1) < 0 || write(f, "0", 1) < 0)
-				tracer = 0;
-			close(f);
-		}
+		/* A tracer that cannot start (no ftrace) is left out. */
+		if (tracer && (write_file(opt, "1") || write_file(ev, "1") ||
+			       write_file(ev, "0")))
+			tracer = 0;
 		stress_run(eh, "--remove", lib);
-		if (tracer && (f = open(opt, O_WRONLY)) >= 0) {
-			if (write(f, "0", 1) < 0)
-				tracer = 0;
-			close(f);
-		}
+		if (tracer && write_file(opt, "0"))
+			tracer = 0;
 		__atomic_add_fetch(&stress_changes, 1, __ATOMIC_RELAXED);
 	}
 	rmdir(inst);
