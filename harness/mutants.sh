@@ -465,6 +465,11 @@ mutate vma_text_clamped kernel/unwind/sframe_vma.c \
 mutate vma_table_never_again kernel/unwind/sframe_vma.c \
 	'if (!READ_ONCE(info->table) && READ_ONCE(info->gen) != gen)' 'if (0)' \
 	eh_tables.12
+# M5, kernel side: a table of another layout used for the build-id.
+mutate vma_table_any_layout kernel/unwind/sframe_vma.c \
+	'if (t && (t->text_vaddr != info->text_start ||' \
+	'if (t && 0 && (t->text_vaddr != info->text_start ||' \
+	sframe_tables.14
 # B3: writes to one /dev/sframe_tables file run at once again.
 mutate store_writer_unlocked kernel/unwind/sframe_store.c \
 	$'\tif (mutex_lock_interruptible(&w->lock))\n\t\treturn -ERESTARTSYS;\n\tret = sframe_tables_write_locked(w, ubuf, count);\n\tmutex_unlock(&w->lock);' \

@@ -443,6 +443,29 @@ static int test_cap(void)
 }
 
 /*
+ * A table loaded under the program's own build-id, but for a text range
+ * that is not the program's executable segment, was made for another file
+ * that claims the build-id: the copy without PT_GNU_SFRAME is never walked
+ * with it (frame pointers, one frame).
+ */
+static int test_other_layout(void)
+{
+	struct table_hdr h = table;
+	int n, ok;
+
+	h.text_size += 4096;
+	if (load(&h, sframe_bytes, table.sframe_size))
+		return fail("loading with another text range failed\n");
+	n = run(copy_path);
+	ok = n == 1;
+	if (!ok)
+		ksft_print_msg("copy walked %d frames with a table of another layout\n", n);
+	if (remove_table())
+		ok = fail("remove failed\n");
+	return ok;
+}
+
+/*
  * A section being written takes memory from the write that completes its
  * header: with the cap at three times 16 MiB, two writers with 16 MiB
  * headers fit, a third is refused with ENOSPC, and once they are closed a
@@ -773,7 +796,7 @@ int main(int argc, char **argv)
 		snprintf(idhex + 2 * i, sizeof(idhex) - 2 * i, "%02x", table.build_id[i]);
 	remove_table();
 
-	ksft_set_plan(13);
+	ksft_set_plan(14);
 	ksft_test_result(walk() == DEPTH, "the program itself walks through its own section\n");
 	ksft_test_result(run(copy_path) == 1,
 			 "its copy without PT_GNU_SFRAME and no table: frame pointers, one frame\n");
@@ -796,6 +819,8 @@ int main(int argc, char **argv)
 			 "a function of more rows than a lookup scans ends the walk there\n");
 	ksft_test_result(test_cap_buffered(),
 			 "sections being written count in the cap from their header on\n");
+	ksft_test_result(test_other_layout(),
+			 "a table for the build-id but another text range is never used\n");
 	unlink(copy_path);
 	unlink(copy2_path);
 	ksft_finished();
