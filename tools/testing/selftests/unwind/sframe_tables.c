@@ -443,6 +443,38 @@ static int test_cap(void)
 }
 
 /*
+ * A build-id note that cannot be read (in a copy whose PT_NOTE says it is
+ * at an address nothing maps) is no build-id: the copy's own section is
+ * used all the same, and every walk of it is complete, not only a later
+ * one.
+ */
+static int test_note_unreadable(void)
+{
+	static const char path[] = "/tmp/sframe_tables_farnote";
+	struct elf64_phdr *ph = (struct elf64_phdr *)(image + note_phdr_off);
+	struct elf64_phdr save = *ph;
+	int f, ok, n1, n2;
+
+	ph->p_vaddr = 0x1000;
+	ph->p_paddr = 0x1000;
+	unlink(path);
+	f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ok = f >= 0 && write(f, image, image_len) == (ssize_t)image_len;
+	if (f >= 0)
+		close(f);
+	*ph = save;
+	if (!ok)
+		return fail("cannot write %s\n", path);
+	n1 = run(path);
+	n2 = run(path);
+	unlink(path);
+	if (n1 != DEPTH || n2 != DEPTH)
+		return fail("note unreadable: walks of %d and %d frames, want %d\n",
+			    n1, n2, DEPTH);
+	return 1;
+}
+
+/*
  * A table loaded under the program's own build-id, but for a text range
  * that is not the program's executable segment, was made for another file
  * that claims the build-id: the copy without PT_GNU_SFRAME is never walked
@@ -796,7 +828,7 @@ int main(int argc, char **argv)
 		snprintf(idhex + 2 * i, sizeof(idhex) - 2 * i, "%02x", table.build_id[i]);
 	remove_table();
 
-	ksft_set_plan(14);
+	ksft_set_plan(15);
 	ksft_test_result(walk() == DEPTH, "the program itself walks through its own section\n");
 	ksft_test_result(run(copy_path) == 1,
 			 "its copy without PT_GNU_SFRAME and no table: frame pointers, one frame\n");
@@ -821,6 +853,8 @@ int main(int argc, char **argv)
 			 "sections being written count in the cap from their header on\n");
 	ksft_test_result(test_other_layout(),
 			 "a table for the build-id but another text range is never used\n");
+	ksft_test_result(test_note_unreadable(),
+			 "an unreadable build-id note does not keep the own section from use\n");
 	unlink(copy_path);
 	unlink(copy2_path);
 	ksft_finished();
