@@ -6,7 +6,7 @@
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio qemu-system-x86
       busybox-static ccache python3 python3-ply python3-git gcc-multilib git rsync kmod perl
       linux-perf libdw-dev libtraceevent-dev liblzma-dev libbz2-dev libzstd-dev zlib1g-dev
-      trace-cmd clang-14 libclang-rt-14-dev ${EXTRA_PKGS:-}"
+      trace-cmd clang-14 libclang-rt-14-dev lld-14 ${EXTRA_PKGS:-}"
 
 missing=
 for p in $PKGS; do

@@ -450,7 +450,7 @@ mutate perf_context_late tools/perf/util/deferred-callchain.c \
 mutate vma_drop_puts kernel/unwind/sframe_vma.c \
 	$'\tcmpxchg(&vma->sframe_info, info, dropped);' \
 	$'\tif (cmpxchg(&vma->sframe_info, info, dropped) == info)\n\t\tsframe_info_put(info);' \
-	unwind_user_sframe_dso.12:console.
+	unwind_user_sframe_dso.14:console.
 # m10: a malformed section falls back to frame pointers again.
 mutate sframe_einval_guesses kernel/unwind/user.c \
 	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;' \

@@ -535,9 +535,13 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 	/*
 	 * The headers read must be those of this load of the file: the
 	 * mapping at offset 0 has the same load bias as the executable one,
-	 * and so has the PT_LOAD that holds the program headers.
+	 * and so has the PT_LOAD that holds the program headers. lld puts a
+	 * small file's executable segment in the file's first page, after the
+	 * headers: the executable mapping then starts at offset 0 itself, and
+	 * holds the headers of this very load.
 	 */
-	if (where->hdr != bias + round_down(first->p_vaddr, PAGE_SIZE))
+	if (where->hdr != where->start &&
+	    where->hdr != bias + round_down(first->p_vaddr, PAGE_SIZE))
 		goto out;
 	if (phdr_addr != where->hdr + ehdr.e_phoff &&
 	    (!phload || phdr_addr != bias + phload->p_vaddr +
@@ -596,8 +600,20 @@ static void sframe_find_headers(struct mm_struct *mm, struct vm_area_struct *vma
 			return;
 		}
 		find_vma_prev(mm, v->vm_start, &prev);
-		if (!prev || !prev->vm_file || file_inode(prev->vm_file) != inode ||
-		    prev->vm_pgoff >= v->vm_pgoff)
+		if (!prev || !prev->vm_file || file_inode(prev->vm_file) != inode)
+			return;
+		/*
+		 * A gap that ld.so made inaccessible between two segments of a
+		 * file aligned to more than a page keeps the file offset of its
+		 * address in the first mapping, which can be above the segment
+		 * after it: step over it.
+		 */
+		if (prev->vm_pgoff &&
+		    !(prev->vm_flags & (VM_READ | VM_WRITE | VM_EXEC))) {
+			v = prev;
+			continue;
+		}
+		if (prev->vm_pgoff >= v->vm_pgoff)
 			return;
 		v = prev;
 	}

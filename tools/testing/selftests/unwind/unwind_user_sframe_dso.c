@@ -123,10 +123,14 @@ static union {
  *   PREP_BADROWS  after a first walk, every FDE's rows are placed past the
  *                 section: malformed; the walk must end at lib_c(), even
  *                 where frame pointers would go on (contract 14)
+ *   PREP_TABLE    load the library's table (eh2sframe --load) before the
+ *                 walk and remove it after: for the libraries linked by
+ *                 lld, which has no PT_GNU_SFRAME, so that the table,
+ *                 found by build-id, is all the walk has
  */
 enum prep {
 	PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK,
-	PREP_SPLIT, PREP_MERGE, PREP_BADROWS,
+	PREP_SPLIT, PREP_MERGE, PREP_BADROWS, PREP_TABLE,
 };
 
 struct sframe_where {
@@ -183,6 +187,24 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
 	return 0;
 }
 
+/* eh2sframe -q OP LIB, the test directory's; its output is dropped. */
+static void stress_run(const char *eh, const char *op, const char *lib)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(eh, eh, "-q", op, lib, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
 /*
  * Make the section in [@start, @end) malformed for every lookup: each V1
  * FDE (17 bytes) gets the offset of its rows (at +8) past the section.
@@ -216,6 +238,12 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	void *h;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, lib);
+	if (prep == PREP_TABLE) {
+		char eh[PATH_MAX];
+
+		snprintf(eh, sizeof(eh), "%s/eh2sframe", dir);
+		stress_run(eh, "--load", path);
+	}
 	h = dlopen(path, RTLD_NOW);
 	if (!h)
 		ksft_exit_fail_msg("dlopen %s: %s\n", path, dlerror());
@@ -227,7 +255,8 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	if (ch.fd < 0)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
 			       STACK_FILE, strerror(errno));
-	if (prep != PREP_NONE && sframe_pages(lib, &start, &end, &base))
+	if (prep != PREP_NONE && prep != PREP_TABLE &&
+	    sframe_pages(lib, &start, &end, &base))
 		ksft_exit_fail_msg("no SFrame section found in %s\n", lib);
 	if (prep == PREP_INOTIFY) {
 		in_fd = inotify_init1(IN_NONBLOCK);
@@ -332,6 +361,12 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 		}
 	}
 	dlclose(h);
+	if (prep == PREP_TABLE) {
+		char eh[PATH_MAX];
+
+		snprintf(eh, sizeof(eh), "%s/eh2sframe", dir);
+		stress_run(eh, "--remove", path);
+	}
 	nr = user_stack_parse(buf, ch.ret, got, DEPTH, &ws);
 	for (i = 0; i < DEPTH; i++)
 		ksft_print_msg("%s frame %u: %#lx, expected %#lx\n", lib, i,
@@ -595,24 +630,6 @@ static void *stress_dlopen(void *arg)
 	return NULL;
 }
 
-/* eh2sframe -q OP LIB, the test directory's; its output is dropped. */
-static void stress_run(const char *eh, const char *op, const char *lib)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (!pid) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(eh, eh, "-q", op, lib, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-}
-
 /* Write @val to the tracefs file @path: 0, or -1. */
 static int write_file(const char *path, const char *val)
 {
@@ -732,7 +749,7 @@ int main(int argc, char **argv)
 		stress(atoi(argv[2]));
 		ksft_finished();
 	}
-	ksft_set_plan(12);
+	ksft_set_plan(14);
 
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	if (n <= 0)
@@ -771,6 +788,11 @@ int main(int argc, char **argv)
 			 "after the split pieces merge again, the section still serves the VMA\n");
 	ksft_test_result(walk(dir, "libsframe_e.so", &at_d, PREP_BADROWS) == 1,
 			 "a malformed section ends the walk where frame pointers would go on\n");
+	/* Review m12: lld's layouts, with 4 KiB and 64 KiB pages. */
+	ksft_test_result(walk(dir, "libsframe_lld.so", &at_d, PREP_TABLE) == DEPTH,
+			 "a small lld-linked library, code in the file's first page: its table is found\n");
+	ksft_test_result(walk(dir, "libsframe_lld64.so", &at_d, PREP_TABLE) == DEPTH,
+			 "an lld-linked library with 64 KiB segment alignment: its table is found\n");
 	ksft_test_result(walk_race(dir) == 0,
 			 "a walk parked with the entry it read while another thread drops it: both end at lib_c\n");
 	ksft_finished();
