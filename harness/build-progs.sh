@@ -141,6 +141,7 @@ if [ -f "$dso" ]; then
 		-Wl,--build-id -fPIC -shared -DSFRAME_LIB_C -o "$out/libsframe_lld.so" "$dso" &&
 	  gcc $dflags -fomit-frame-pointer -momit-leaf-frame-pointer -fuse-ld=lld \
 		-Wl,--build-id -Wl,-z,max-page-size=65536 -fPIC -shared -DSFRAME_LIB_C \
+		-DSFRAME_LIB_BIG_RODATA \
 		-o "$out/libsframe_lld64.so" "$dso" &&
 	  gcc $dflags $sflags -o "$out/unwind_user_sframe_dso" "$dso" \
 		-L"$out" -Wl,--no-as-needed -lsframe_b -ldl -Wl,-rpath,'$ORIGIN'; } ||

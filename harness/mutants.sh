@@ -456,6 +456,13 @@ mutate sframe_einval_guesses kernel/unwind/user.c \
 	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;' \
 	$'\t\tif (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)\n\t\t\treturn ret;' \
 	unwind_user_sframe_dso.11
+# m12: lld's layouts, each half of the fix.
+mutate vma_lld_first_page kernel/unwind/sframe_vma.c \
+	$'\tif (where->hdr != where->start &&\n\t    where->hdr' $'\tif (where->hdr' \
+	unwind_user_sframe_dso.12
+mutate vma_lld_gaps kernel/unwind/sframe_vma.c \
+	$'\t\tif (prev->vm_pgoff &&\n\t\t    !(prev->vm_flags' $'\t\tif (0 && prev->vm_pgoff &&\n\t\t    !(prev->vm_flags' \
+	unwind_user_sframe_dso.13
 # M4: the own section's text clamped to the VMA the lookup is in.
 mutate vma_text_clamped kernel/unwind/sframe_vma.c \
 	$'\tsec.text_start += w->bias;\n\tsec.text_end += w->bias;' \

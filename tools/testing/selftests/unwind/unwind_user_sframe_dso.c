@@ -39,6 +39,14 @@ struct chain {
 };
 
 #if defined(SFRAME_LIB_C) || defined(SFRAME_LIB_D)
+#ifdef SFRAME_LIB_BIG_RODATA
+/*
+ * Two pages of read-only data: lld's first segment then ends past the
+ * file's first page, so the code's mapping does not start at offset 0.
+ */
+const char lib_rodata[8192] = { 1 };
+#endif
+
 /* libsframe_c.so is built with -falign-functions=4096: lib_c() starts a page. */
 long lib_c(struct chain *ch)
 {
