@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The race job's first entry: tell KCSAN which base-kernel functions'
+# reports to leave out (its debugfs report filter, in blacklist mode: a
+# report is dropped when either access's top frame is listed). Only code
+# the series does not change is listed, each with the reason; a report
+# with the series' code on both sides, or with the series' code on one
+# side and an unlisted function on the other, is still printed and fails
+# the run. TAP, one line.
+#
+#  - mas_walk, mas_topiary_replace: 6.12's maple tree. lock_vma_under_rcu()
+#    walks the VMA tree under RCU (mas_walk()), as every page fault with a
+#    per-VMA lock does, while mprotect() or munmap() replaces nodes
+#    (mas_topiary_replace()) with plain stores: the tree is built for RCU
+#    readers. Seen once in the concurrency stress (a walk's VMA lookup
+#    against another thread's mprotect()), not in the series' code.
+F=/sys/kernel/debug/kcsan
+echo "1..1"
+ok=1
+for fn in mas_walk mas_topiary_replace; do
+	echo "!$fn" >$F || ok=0
+done
+if [ "$ok" = 1 ] && grep -q blacklisted $F; then
+	echo "ok 1 KCSAN leaves out the listed base-kernel functions"
+else
+	echo "not ok 1 KCSAN's report filter could not be set"
+fi
