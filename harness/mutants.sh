@@ -487,6 +487,10 @@ mutate store_header_uncharged kernel/unwind/sframe_store.c \
 	$'\tif ((unsigned long)atomic_long_add_return(bytes, &sframe_tables_bytes) >\n\t    READ_ONCE(sframe_tables_max_bytes)) {' \
 	$'\tif (atomic_long_add_return(bytes, &sframe_tables_bytes) < 0) {' \
 	sframe_tables.13
+# musl's rt_sigreturn trampoline not recognised.
+mutate x86_no_musl_restorer arch/x86/include/asm/unwind_user.h \
+	$'\tif (memcmp(insn, musl, sizeof(musl)) &&' $'\tif (1 &&' \
+	unwind_user_fp.5
 # The context event's hole: one byte of it left unwritten.
 mutate ctx_event_hole include/trace/events/unwind.h \
 	$'\t\t__field(u16,\treserved)' $'\t\t__field(u8,\treserved)' \

@@ -154,7 +154,8 @@ arch_unwind_user_topmost_frame(const struct unwind_user_state *state,
  * @nr: how many
  *
  * A handler returns to its sa_restorer, glibc's __restore_rt: "mov $15,
- * %rax; syscall" (rt_sigreturn). The kernel put the address there when it
+ * %rax; syscall" (rt_sigreturn), or musl's, which moves the number with a
+ * shorter encoding, "mov $15, %eax". The kernel put the address there when it
  * built the rt_sigframe, whose ucontext follows it: the CFA of the handler's
  * frame is the ucontext. Recognise the trampoline by its address (one of
  * the task's restorers) and its code, then continue with the instruction,
@@ -171,11 +172,13 @@ static inline int arch_unwind_user_sigreturn(struct unwind_user_state *state,
 					     const unsigned long *restorers,
 					     unsigned int nr)
 {
-	static const u8 code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
-				   0x0f, 0x05 };
+	static const u8 glibc[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
+				    0x0f, 0x05 };
+	static const u8 musl[] = { 0xb8, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const void __user *at = (const void __user *)state->ip;
 	const struct sigcontext __user *sc;
 	unsigned long ip, sp, bp;
-	u8 insn[sizeof(code)];
+	u8 insn[sizeof(glibc)];
 	unsigned int i;
 
 	if (state->ws != 8)
@@ -184,8 +187,12 @@ static inline int arch_unwind_user_sigreturn(struct unwind_user_state *state,
 		;
 	if (i == nr)
 		return 0;
-	if (copy_from_user(insn, (const void __user *)state->ip, sizeof(insn)) ||
-	    memcmp(insn, code, sizeof(code)))
+	/* The shorter first: it may end where the next page is not mapped. */
+	if (copy_from_user(insn, at, sizeof(musl)))
+		return 0;
+	if (memcmp(insn, musl, sizeof(musl)) &&
+	    (copy_from_user(insn, at, sizeof(glibc)) ||
+	     memcmp(insn, glibc, sizeof(glibc))))
 		return 0;
 
 	sc = (const struct sigcontext __user *)

@@ -111,14 +111,45 @@ static void sa(void)
 	asm volatile("" ::: "memory");
 }
 
-/* The walk from the handler: how many frames match, from the innermost. */
-static unsigned int walk_signal(void)
+/*
+ * musl's __restore_rt, byte for byte: "mov $15, %eax; syscall", shorter
+ * than glibc's "mov $15, %rax".
+ */
+asm(".pushsection .text\n"
+	".globl musl_restore_rt\n"
+	"musl_restore_rt:\n\t"
+	"movl $15, %eax\n\t"
+	"syscall\n"
+	".popsection");
+void musl_restore_rt(void);
+
+/* The kernel's struct sigaction for rt_sigaction() on x86-64. */
+struct kernel_sigaction {
+	void		(*handler)(int sig);
+	unsigned long	flags;
+	void		(*restorer)(void);
+	unsigned long	mask;
+};
+
+#define SA_RESTORER_	0x04000000
+
+/*
+ * The walk from the handler: how many frames match, from the innermost.
+ * @musl: the handler returns through musl's trampoline, installed with
+ * rt_sigaction() directly, instead of glibc's.
+ */
+static unsigned int walk_signal(int musl)
 {
 	struct sigaction act = { .sa_handler = sig_handler };
+	struct kernel_sigaction kact = {
+		.handler = sig_handler, .flags = SA_RESTORER_,
+		.restorer = musl_restore_rt,
+	};
 	unsigned long got[8];
 	unsigned int nr, ws, i;
 
-	if (sigaction(SIGUSR1, &act, NULL))
+	if (musl ? syscall(SYS_rt_sigaction, SIGUSR1, &kact, NULL, 8) :
+		   sigaction(SIGUSR1, &act, NULL))
 		return 0;
 	/* A new open file: each read() of it walks from its start. */
 	close(fd);
@@ -146,7 +177,7 @@ int main(void)
 	expected[4] = (unsigned long)__builtin_return_address(0);
 	ksft_print_header();
 #ifdef __x86_64__
-	ksft_set_plan(4);
+	ksft_set_plan(5);
 #else
 	ksft_set_plan(3);
 #endif
@@ -172,8 +203,10 @@ int main(void)
 			break;
 	ksft_test_result(i == DEPTH, "the walked call chain matches exactly\n");
 #ifdef __x86_64__
-	ksft_test_result(walk_signal() == 4,
+	ksft_test_result(walk_signal(0) == 4,
 			 "through a signal frame: handler, interrupted function, its callers\n");
+	ksft_test_result(walk_signal(1) == 4,
+			 "the same through musl's rt_sigreturn trampoline\n");
 #endif
 	ksft_finished();
 }
