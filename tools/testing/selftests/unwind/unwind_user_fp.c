@@ -121,7 +121,6 @@ asm(".pushsection .text\n"
 	"movl $15, %eax\n\t"
 	"syscall\n"
 	".popsection");
-void musl_restore_rt(void);
 
 /* The kernel's struct sigaction for rt_sigaction() on x86-64. */
 struct kernel_sigaction {
@@ -143,10 +142,12 @@ static unsigned int walk_signal(int musl)
 	struct sigaction act = { .sa_handler = sig_handler };
 	struct kernel_sigaction kact = {
 		.handler = sig_handler, .flags = SA_RESTORER_,
-		.restorer = musl_restore_rt,
 	};
 	unsigned long got[8];
 	unsigned int nr, ws, i;
+
+	/* Its address, without a C declaration of code written in asm. */
+	asm("lea musl_restore_rt(%%rip), %0" : "=r" (kact.restorer));
 
 	if (musl ? syscall(SYS_rt_sigaction, SIGUSR1, &kact, NULL, 8) :
 		   sigaction(SIGUSR1, &act, NULL))
