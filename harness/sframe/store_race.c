@@ -55,19 +55,8 @@
 
 #define HLEN		sizeof(struct sframe_table_hdr)
 
-/*
- * The section: version 2, one function of 16 bytes per FDE, each with two
- * rows (CFA = SP + 8 from its first byte; CFA = SP + 16 and FP saved at
- * CFA - 16 from its fifth), all in the text the header gives.
- */
-#define NFUNCS		64
-#define FUNC_SIZE	16
-#define SEC_HDR		28
-#define FDE_SIZE	20
-#define FRES_SIZE	7	/* of one function: 3 + 4 bytes */
-#define SEC_SIZE	(SEC_HDR + NFUNCS * (FDE_SIZE + FRES_SIZE))
-#define TEXT_VADDR	0x401000UL
-#define SFRAME_VADDR	0x480000UL
+/* The section, the same as the guest's test loads. */
+#include "../../tools/testing/selftests/unwind/sframe_race_section.h"
 
 struct race_case {
 	const char	*name;
@@ -94,54 +83,6 @@ static unsigned int failures;
 			failures++;					\
 		}							\
 	} while (0)
-
-static void put16(u8 *p, u16 v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-}
-
-static void put32(u8 *p, u32 v)
-{
-	put16(p, v);
-	put16(p + 2, v >> 16);
-}
-
-static void build_section(u8 *sec, bool valid)
-{
-	u8 *fde, *fre;
-	unsigned int i;
-
-	memset(sec, 0, SEC_SIZE);
-	put16(sec, 0xdee2);
-	sec[2] = 2;			/* version */
-	sec[3] = 0x1;			/* FDEs sorted */
-	sec[4] = 3;			/* AMD64, little endian */
-	sec[6] = (u8)-8;		/* RA at CFA - 8 */
-	put32(sec + 8, NFUNCS);
-	put32(sec + 12, 2 * NFUNCS);
-	put32(sec + 16, NFUNCS * FRES_SIZE);
-	put32(sec + 20, 0);
-	put32(sec + 24, NFUNCS * FDE_SIZE);
-	for (i = 0; i < NFUNCS; i++) {
-		fde = sec + SEC_HDR + i * FDE_SIZE;
-		fre = sec + SEC_HDR + NFUNCS * FDE_SIZE + i * FRES_SIZE;
-		put32(fde, TEXT_VADDR + i * FUNC_SIZE - SFRAME_VADDR);
-		put32(fde + 4, FUNC_SIZE);
-		put32(fde + 8, i * FRES_SIZE);
-		put32(fde + 12, 2);
-		fde[16] = 0;		/* 1-byte row starts, PCINC */
-		fre[0] = 0;
-		fre[1] = 0x03;		/* SP-based, one 1-byte word */
-		fre[2] = 8;
-		fre[3] = 4;
-		fre[4] = 0x05;		/* SP-based, two 1-byte words */
-		fre[5] = 16;
-		fre[6] = (u8)-16;
-	}
-	if (!valid)
-		sec[0] ^= 0xff;
-}
 
 static void build_header(struct sframe_table_hdr *h, unsigned int n)
 {

@@ -55,6 +55,7 @@
 #include <sys/syscall.h>
 
 #include "../kselftest.h"
+#include "sframe_race_section.h"
 
 #define DEV		"/dev/sframe_tables"
 
@@ -72,15 +73,7 @@ struct table_hdr {
 };
 
 #define TABLE_MAGIC	0x42544653
-#define NFUNCS		64
-#define FUNC_SIZE	16
-#define SEC_HDR		28
-#define FDE_SIZE	20
-#define FRES_SIZE	7	/* the two rows of a function: 3 + 4 bytes */
-#define SEC_SIZE	(SEC_HDR + NFUNCS * (FDE_SIZE + FRES_SIZE))
 #define B_LEN		(SEC_SIZE / 2)
-#define TEXT_VADDR	0x401000UL
-#define SFRAME_VADDR	0x480000UL
 /* Bounds of the waits for what the kernel does, slow as it may be in QEMU. */
 #define WAIT_SECS	30
 
@@ -114,57 +107,6 @@ struct race {
 
 static int uffd;
 static long page_size;
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v);
-	put16(p + 2, v >> 16);
-}
-
-/*
- * The rows of each function: CFA = SP + 8 from its first byte; from its
- * fifth, CFA = SP + 16 with the caller's FP saved at CFA - 16.
- */
-static void build_section(uint8_t *sec, bool valid)
-{
-	uint8_t *fde, *fre;
-	unsigned int i;
-
-	memset(sec, 0, SEC_SIZE);
-	put16(sec, 0xdee2);
-	sec[2] = 2;			/* version */
-	sec[3] = 0x1;			/* FDEs sorted */
-	sec[4] = 3;			/* AMD64, little endian */
-	sec[6] = (uint8_t)-8;		/* RA at CFA - 8 */
-	put32(sec + 8, NFUNCS);
-	put32(sec + 12, 2 * NFUNCS);
-	put32(sec + 16, NFUNCS * FRES_SIZE);
-	put32(sec + 24, NFUNCS * FDE_SIZE);
-	for (i = 0; i < NFUNCS; i++) {
-		fde = sec + SEC_HDR + i * FDE_SIZE;
-		fre = sec + SEC_HDR + NFUNCS * FDE_SIZE + i * FRES_SIZE;
-		put32(fde, TEXT_VADDR + i * FUNC_SIZE - SFRAME_VADDR);
-		put32(fde + 4, FUNC_SIZE);
-		put32(fde + 8, i * FRES_SIZE);
-		put32(fde + 12, 2);
-		fde[16] = 0;		/* 1-byte row starts, PCINC */
-		fre[0] = 0;
-		fre[1] = 0x03;		/* SP-based, one 1-byte word */
-		fre[2] = 8;
-		fre[3] = 4;
-		fre[4] = 0x05;		/* SP-based, two 1-byte words */
-		fre[5] = 16;
-		fre[6] = (uint8_t)-16;
-	}
-	if (!valid)
-		sec[0] ^= 0xff;
-}
 
 /* A made-up build-id of its own for each case, and its hex. */
 static void build_header(struct table_hdr *h, char *hex, unsigned int n)
