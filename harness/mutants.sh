@@ -232,10 +232,21 @@ mutate signal_regs_ignored kernel/unwind/deferred.c \
 mutate no_signal_hook kernel/entry/common.c \
 	$'\t\t\tunwind_deferred_signal(regs);\n' '' \
 	unwind_deferred.18
-# Contract 2: a request after the exit loop gets the self-interrupt.
+# Review M4: text moved alone by mremap() is looked up where the section
+# has it.
+mutate vma_moved_text_unshifted kernel/unwind/sframe_vma.c \
+	'unsigned long at = ip - w->bias + text_bias;' 'unsigned long at = ip;' \
+	unwind_user_sframe_dso.15
+# Contract 2: a request after the exit loop gets the self-interrupt, from
+# the reset that finds it pending.
 mutate late_no_kick kernel/unwind/deferred.c \
-	'if (in_nmi() || (in_task() && irqs_disabled()))' 'if (in_nmi())' \
+	$'if (!unwind_state_reset(&current->unwind_info))\n\t\tirq_work_queue(this_cpu_ptr(&unwind_nmi_work));' \
+	'unwind_state_reset(&current->unwind_info);' \
 	unwind_deferred.19
+# Issue 31, m14: a request before the exit loop (sched_switch) raises none.
+mutate switch_kicks kernel/unwind/deferred.c \
+	'context_tracking_enabled_this_cpu()))' 'true))' \
+	deferred_callchain.12
 # Contract 20: a walk continues through a signal frame with the registers
 # saved in it.
 mutate no_sigreturn kernel/unwind/user.c \

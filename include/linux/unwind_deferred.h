@@ -116,7 +116,10 @@ static __always_inline void unwind_deferred_resume(void)
  * unwind_reset_info - end the kernel entry for deferred unwinding
  *
  * Called on every return to user space, after the deferred run, with
- * interrupts disabled. While no tracer is registered this is a no-op in the
+ * interrupts disabled, after the last tracepoint that can fire on the way
+ * out (irq_enable) but that of a nohz_full CPU's user_enter: a request still
+ * pending here came after the exit loop, and the reset raises a
+ * self-interrupt for it. While no tracer is registered this is a no-op in the
  * instruction stream (a static branch): nothing of the task's unwind state
  * is loaded or tested. Otherwise, when no tracer asked for anything during
  * the entry, it is one load and a well-predicted branch.

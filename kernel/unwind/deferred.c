@@ -29,6 +29,7 @@
  * as slow as it likes.
  */
 
+#include <linux/context_tracking_state.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -436,7 +437,10 @@ void __unwind_deferred_signal(struct pt_regs *regs)
  * makes the task go through the exit-to-user work right after the NMI, or
  * as soon as it enables interrupts, which on the way out is on its return
  * to user space, before it runs user code: the flag is already set, so the
- * interrupt itself has nothing to do.
+ * interrupt itself has nothing to do. Such a task-context request is
+ * found still pending by the reset, which raises the interrupt then, so
+ * that requests made with interrupts off before the exit loop (from
+ * sched_switch, for every context switch) raise none.
  */
 static void unwind_nmi_kick(struct irq_work *work)
 {
@@ -476,13 +480,17 @@ static noinline int unwind_deferred_request_slow(struct unwind_work *work,
 		/* The first request of the entry: have the exit run the walk. */
 		set_thread_flag(TIF_NOTIFY_RESUME);
 		/*
-		 * Task context with interrupts off may be past the exit loop.
-		 * Where it is not (a spinlock with interrupts off), the
-		 * interrupt comes back to the kernel and costs only itself.
+		 * An NMI may have hit user mode, or the exit after the reset.
 		 * Hard and soft IRQs return through an exit that sees the
-		 * flag.
+		 * flag. In task context, a request before the exit loop's
+		 * last look at the flags (sched_switch, sched_waking) is seen
+		 * by it, and one after it by __unwind_reset_info(), which
+		 * kicks: no interrupt per context switch. Only the user_enter
+		 * tracepoint of a nohz_full CPU comes after the reset.
 		 */
-		if (in_nmi() || (in_task() && irqs_disabled()))
+		if (in_nmi() ||
+		    (in_task() && irqs_disabled() &&
+		     context_tracking_enabled_this_cpu()))
 			irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
 		ret = 0;
 	}
@@ -581,10 +589,15 @@ void unwind_deferred_flush(void)
 	info->ctx_slot = 0;
 }
 
-/* See unwind_reset_info(). */
+/*
+ * See unwind_reset_info(). Still pending here means that a tracer asked
+ * after the exit loop read the work flags for the last time (from
+ * x86_fpu_regs_activated or irq_enable, say): kick, as for an NMI.
+ */
 void __unwind_reset_info(void)
 {
-	unwind_state_reset(&current->unwind_info);
+	if (!unwind_state_reset(&current->unwind_info))
+		irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
 }
 
 /**

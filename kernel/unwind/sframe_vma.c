@@ -93,6 +93,8 @@
  * @sec:	the file's own section: where it was found, as a user address
  *		(mremap() of the text alone does not move it), and the text
  *		range relative to the load bias
+ * @sec_bias:	the load bias when @sec was found: the functions' addresses
+ *		that @sec gives are those of the text as it was mapped then
  * @table:	a table loaded for the file's build-id, with a reference, or
  *		NULL; set at most once, with cmpxchg()
  * @gen:	while @table is NULL: the store generation last looked in
@@ -111,6 +113,7 @@ struct sframe_vma_info {
 	unsigned long		text_end;
 	bool			own;
 	struct sframe_section	sec;
+	unsigned long		sec_bias;
 	struct sframe_table	*table;
 	u64			gen;
 	u8			build_id_len;
@@ -397,6 +400,7 @@ static int sframe_discover_own(struct sframe_vma_info *info,
 	 */
 	sec->text_start = info->text_start;
 	sec->text_end = info->text_end;
+	info->sec_bias = bias;
 	info->own = true;
 	return 0;
 }
@@ -816,13 +820,19 @@ static void sframe_drop(unsigned long ip, struct sframe_vma_info *info)
 	sframe_vma_unlock(mm, vma, locked);
 }
 
-/* Look @ip up in @rel, one of w->info's sections, with its cache. */
+/*
+ * Look @ip up in @rel, one of w->info's sections, with its cache. The
+ * section is at @sframe_bias plus its addresses, and describes the text as
+ * it was at @text_bias: an @ip of text moved since (mremap() of the text
+ * alone) is looked up where that text was.
+ */
 static int sframe_vma_find_in(struct unwind_user_sframe *w,
 			      const struct sframe_section *rel,
-			      unsigned long sframe_bias,
+			      unsigned long sframe_bias, unsigned long text_bias,
 			      struct sframe_cache *cache, unsigned long ip,
 			      struct unwind_user_frame *frame)
 {
+	unsigned long at = ip - w->bias + text_bias;
 	struct sframe_section sec;
 	int ret;
 
@@ -830,7 +840,7 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	 * The return address answered last time in this mapping (recursion):
 	 * its row again, before even rebuilding the section's addresses.
 	 */
-	if (cache->have_ip && cache->ip == ip) {
+	if (cache->have_ip && cache->ip == at) {
 		ret = cache->ret;
 		if (!ret)
 			*frame = cache->frame;
@@ -840,10 +850,10 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 	sec = *rel;
 	sec.sframe_start += sframe_bias;
 	sec.sframe_end += sframe_bias;
-	sec.text_start += w->bias;
-	sec.text_end += w->bias;
+	sec.text_start += text_bias;
+	sec.text_end += text_bias;
 	sec.reads_left = &w->reads_left;
-	ret = sframe_find_cached(&sec, cache, ip, frame);
+	ret = sframe_find_cached(&sec, cache, at, frame);
 	/*
 	 * A malformed section is dropped for good; what was walked stays,
 	 * but no rule kept by this walk is used again.
@@ -905,12 +915,14 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 	table = READ_ONCE(w->info->table);
 	if (w->info->own) {
 		/* Found where it was; only its text moves with the mapping. */
-		ret = sframe_vma_find_in(w, &w->info->sec, 0, &w->cache, ip, frame);
+		ret = sframe_vma_find_in(w, &w->info->sec, 0, w->info->sec_bias,
+					 &w->cache, ip, frame);
 		/* Code the section leaves out may be in the loaded table. */
 		if (ret != -ENOENT || !table)
 			return ret;
 	}
-	return sframe_vma_find_in(w, &table->sec, w->bias, &w->tcache, ip, frame);
+	return sframe_vma_find_in(w, &table->sec, w->bias, w->bias, &w->tcache,
+				  ip, frame);
 }
 
 /**

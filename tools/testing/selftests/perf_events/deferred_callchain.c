@@ -38,6 +38,13 @@
  *  7. (result 11) Opening and closing an event with defer_callchain in a
  *     loop for three seconds unregisters perf's unwind work at most once a
  *     second (the function tracer counts unwind_deferred_cancel()).
+ *  8. (result 12) A per-task sched:sched_switch event on a worker that
+ *     blocks in read() on a pipe 400 times: every blocking call's entry has
+ *     one exact record, which starts right after the syscall instruction.
+ *     The requests come from __schedule(), in task context with interrupts
+ *     off but before the exit loop looks at the work flags, so they raise no
+ *     self-interrupt: the IRQ work interrupts of all CPUs (IWI in
+ *     /proc/interrupts) grow by less than a quarter of the switches.
  *
  * The reader drains the buffers while the worker runs, and the worker starts
  * a system call only when the reader has caught up with all but its last
@@ -51,10 +58,11 @@
  *
  * Run as root, it runs everything, changing perf_event_paranoid for 6 and
  * restoring it at the end, also when it fails or gets SIGINT, SIGTERM or
- * SIGHUP, and using the function tracer for 7 (left as nop, with no filter).
+ * SIGHUP, and using the function tracer for 7 (left as nop, with no filter)
+ * and a tracepoint for 8.
  * Run as another user, it runs 1-5 (2, 4 and 5 if perf_event_paranoid
  * lets users sample their own threads in the kernel, <= 1, and 3 if it lets
- * them open per-CPU events, <= 0; skipped otherwise) and leaves 6 and 7 out. With
+ * them open per-CPU events, <= 0; skipped otherwise) and leaves 6-8 out. With
  * -u, root sets perf_event_paranoid to 0, runs the tests in a child with uid
  * and gid 65534 (1-5 run), and restores the level afterwards.
  *
@@ -1409,6 +1417,169 @@ static void test_churn(void)
 	ksft_test_result(calls >= 0 && calls <= (int)secs + 2, "%s\n", name);
 }
 
+#define SWITCHES	400
+
+/* The IWI line of /proc/interrupts summed over the CPUs, or -1. */
+static long irq_work_interrupts(void)
+{
+	FILE *f = fopen("/proc/interrupts", "re");
+	char line[8192], *p, *end;
+	long sum = -1, v;
+
+	if (!f)
+		return -1;
+	while (sum < 0 && fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "IWI:", 4))
+			continue;
+		sum = 0;
+		for (p += 4; v = strtol(p, &end, 10), end != p; p = end)
+			sum += v;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* The event id of the tracepoint @name ("sched/sched_switch"), or -1. */
+static int tracepoint_id(const char *name)
+{
+	char path[128];
+	int id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/id", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+/* Wait until thread @tid sleeps (state S); false after TIMEOUT_NS. */
+static bool wait_sleeping(int tid, struct ring *r, struct log *log)
+{
+	__u64 start = now_ns();
+	char path[64], buf[256], *p;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	while (now_ns() - start < TIMEOUT_NS) {
+		drain(r, log);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		/* "tid (comm) S ...": the comm may hold spaces and parentheses. */
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+/*
+ * 8: sched_switch samples of a worker blocking on a pipe. The worker's c()
+ * reads one byte from the pipe instead of /dev/zero; the byte is written
+ * only once the worker sleeps, so that every call blocks and is switched
+ * out, and each switch is the first request of its entry.
+ */
+static void test_switch(void)
+{
+	static const char name[] =
+		"sched_switch: exact records, no self-interrupt per switch";
+	struct expect ex = { .exact = true };
+	struct perf_event_attr attr;
+	int pfd[2], id, err, i, saved_fd = zero_fd;
+	unsigned long saved_len = zlen;
+	long iwi0, iwi1;
+	struct worker w;
+	__u64 t;
+	struct ring ring;
+	struct stats st;
+	struct log log;
+	bool ok = true;
+
+	id = tracepoint_id("sched/sched_switch");
+	if (id < 0) {
+		ksft_test_result_skip("%s: no sched_switch in %s\n", name, TRACEFS);
+		return;
+	}
+	if (pipe2(pfd, O_CLOEXEC))
+		ksft_exit_fail_msg("pipe2: %s\n", strerror(errno));
+	zero_fd = pfd[0];
+	zlen = 1;
+	worker_start(&w, true);
+	attr_init(&attr, F_KERNEL | F_DEFER | F_OUTPUT);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_period = 1;
+	err = ring_open(&ring, &attr, w.tid, -1, DATA_PAGES);
+	if (err) {
+		worker_finish(&w);
+		ksft_test_result_fail("%s: perf_event_open: %s\n", name, strerror(-err));
+		goto out;
+	}
+	log_init(&log, &w, 1, true);
+	ex.w = &w;
+	rings_ioctl(&ring, 1, PERF_EVENT_IOC_ENABLE);
+	ex.go = now_ns();
+	iwi0 = irq_work_interrupts();
+	for (i = 0; ok && i < SWITCHES; i++) {
+		store_release(&w.allowed, i + 1UL);
+		ok = wait_sleeping(w.tid, &ring, &log) && write(pfd[1], "x", 1) == 1;
+		for (t = now_ns(); ok && load_acquire(&w.count) <= (unsigned long)i;
+		     ok = now_ns() - t < TIMEOUT_NS)
+			drain(&ring, &log);
+	}
+	iwi1 = irq_work_interrupts();
+	ex.stop = now_ns();
+	/* On failure the worker may still sleep in read(): wake it. */
+	if (!ok && write(pfd[1], "x", 1) != 1)
+		ksft_exit_fail_msg("write to the pipe: %s\n", strerror(errno));
+	store_release(&w.stop, 1UL);
+	while (!load_acquire(&w.stopped))
+		drain(&ring, &log);
+	rings_ioctl(&ring, 1, PERF_EVENT_IOC_DISABLE);
+	worker_release(&w);
+	drain(&ring, &log);
+	ring_close(&ring);
+
+	if (!ok)
+		ok = fail("call %d: the worker did not block in, or return from, read() within %llu s\n",
+			  i, TIMEOUT_NS / 1000000000);
+	else if (iwi0 < 0 || iwi1 < 0)
+		ok = fail("no IWI line in /proc/interrupts\n");
+	else if (!check_log(&log, true) || !check_entries(&log, &ex, &st))
+		ok = false;
+	else if (log.lost_records)
+		ok = fail("%d PERF_RECORD_LOST\n", log.lost_records);
+	else if (w.ret != 1)
+		ok = fail("read() returned %ld, want 1\n", w.ret);
+	if (ok) {
+		ksft_print_msg("%d switches: %d samples in %d entries, %d records, %d at syscall; %ld IRQ work interrupts\n",
+			       SWITCHES, log.nsamples, st.entries, st.records,
+			       st.at_syscall, iwi1 - iwi0);
+		if (st.at_syscall < SWITCHES)
+			ok = fail("%d records start after the syscall, want %d\n",
+				  st.at_syscall, SWITCHES);
+		else if ((iwi1 - iwi0) * 4 >= SWITCHES)
+			ok = fail("%ld IRQ work interrupts for %d switches: one per request\n",
+				  iwi1 - iwi0, SWITCHES);
+	}
+	ksft_test_result(ok, "%s\n", name);
+	log_free(&log);
+out:
+	close(pfd[0]);
+	close(pfd[1]);
+	zero_fd = saved_fd;
+	zlen = saved_len;
+}
+
 /* The fastest of three read()s of @len bytes. */
 static __u64 time_read(unsigned long len)
 {
@@ -1452,8 +1623,8 @@ static void __noreturn run_tests(void)
 
 	privileged = !geteuid();
 	ksft_print_header();
-	/* Changing perf_event_paranoid (6-10) and tracing (11) need root. */
-	ksft_set_plan(privileged ? 11 : 5);
+	/* Changing perf_event_paranoid (6-10) and tracing (11, 12) need root. */
+	ksft_set_plan(privileged ? 12 : 5);
 	paranoid = read_paranoid();
 	if (sched_getaffinity(0, sizeof(set), &set))
 		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
@@ -1469,6 +1640,7 @@ static void __noreturn run_tests(void)
 	if (privileged) {
 		test_paranoid();
 		test_churn();
+		test_switch();
 	}
 	ksft_finished();
 }

@@ -138,7 +138,7 @@ static union {
  */
 enum prep {
 	PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK,
-	PREP_SPLIT, PREP_MERGE, PREP_BADROWS, PREP_TABLE,
+	PREP_SPLIT, PREP_MERGE, PREP_BADROWS, PREP_TABLE, PREP_MREMAP,
 };
 
 struct sframe_where {
@@ -195,6 +195,23 @@ static int sframe_pages(const char *lib, unsigned long *start, unsigned long *en
 	return 0;
 }
 
+/* The mapping of /proc/self/maps that holds @addr: 0, or -1. */
+static int mapping_of(unsigned long addr, unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", start, end) == 2 &&
+		    *start <= addr && addr < *end)
+			ret = 0;
+	fclose(f);
+	return ret;
+}
+
 /* eh2sframe -q OP LIB, the test directory's; its output is dropped. */
 static void stress_run(const char *eh, const char *op, const char *lib)
 {
@@ -243,6 +260,9 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	struct chain ch = { .buf = buf, .len = sizeof(buf) - 1 };
 	unsigned int nr, ws, i;
 	int in_fd = -1, hidden_nr = 0;
+	unsigned long ts = 0, te = 0;
+	char *moved = NULL;
+	size_t moved_len = 0;
 	void *h;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, lib);
@@ -339,6 +359,29 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 		}
 		ch.fd = open(STACK_FILE, O_RDONLY);
 	}
+	if (prep == PREP_MREMAP) {
+		/* First a walk, so that the section is known... */
+		lib_b(&ch);
+		close(ch.fd);
+		ch.fd = open(STACK_FILE, O_RDONLY);
+		if (mapping_of((unsigned long)ch.c, &ts, &te))
+			ksft_exit_fail_msg("no mapping holds lib_c()\n");
+		/*
+		 * ...then its text alone moves, away from the segment that
+		 * holds the section, between two inaccessible pages.
+		 */
+		moved_len = te - ts + 2 * 4096;
+		moved = mmap(NULL, moved_len, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (moved == MAP_FAILED ||
+		    mremap((void *)ts, te - ts, te - ts, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   moved + 4096) == MAP_FAILED)
+			ksft_exit_fail_msg("mremap: %s\n", strerror(errno));
+		ch.c = (long (*)(struct chain *))((unsigned long)ch.c - ts +
+						   (unsigned long)moved + 4096);
+		ksft_print_msg("%s text %#lx-%#lx moved to %p\n", lib, ts, te,
+			       moved + 4096);
+	}
 	if (prep == PREP_BADROWS) {
 		lib_b(&ch);
 		close(ch.fd);
@@ -368,7 +411,13 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 			return -1;
 		}
 	}
+	/* Back where it was: dlclose() runs the library's destructors. */
+	if (moved && mremap(moved + 4096, te - ts, te - ts,
+			    MREMAP_MAYMOVE | MREMAP_FIXED, (void *)ts) == MAP_FAILED)
+		ksft_exit_fail_msg("mremap back: %s\n", strerror(errno));
 	dlclose(h);
+	if (moved)
+		munmap(moved, moved_len);
 	if (prep == PREP_TABLE) {
 		char eh[PATH_MAX];
 
@@ -757,7 +806,7 @@ int main(int argc, char **argv)
 		stress(atoi(argv[2]));
 		ksft_finished();
 	}
-	ksft_set_plan(14);
+	ksft_set_plan(15);
 
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	if (n <= 0)
@@ -803,6 +852,9 @@ int main(int argc, char **argv)
 			 "an lld-linked library with 64 KiB segment alignment: its table is found\n");
 	ksft_test_result(walk_race(dir) == 0,
 			 "a walk parked with the entry it read while another thread drops it: both end at lib_c\n");
+	/* Review M4: the text alone moved; the section stays where it was. */
+	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_MREMAP) == DEPTH,
+			 "after mremap() of a library's text alone, its section still serves it\n");
 	ksft_finished();
 }
 #endif
