@@ -90,6 +90,8 @@
  *		PT_LOADs, not only the mapping), relative to the load bias
  * @text_end:	their end, relative to the load bias
  * @own:	@sec is valid: the file's own section
+ * @bad:	the file's own section is malformed: a walk ends in code that
+ *		@table does not describe
  * @sec:	the file's own section: where it was found, as a user address
  *		(mremap() of the text alone does not move it), and the text
  *		range relative to the load bias
@@ -112,6 +114,7 @@ struct sframe_vma_info {
 	unsigned long		text_start;
 	unsigned long		text_end;
 	bool			own;
+	bool			bad;
 	struct sframe_section	sec;
 	unsigned long		sec_bias;
 	struct sframe_table	*table;
@@ -386,12 +389,26 @@ static int sframe_discover_own(struct sframe_vma_info *info,
 	sec->text_end = bias + info->text_end;
 	if (sec->sframe_end < sec->sframe_start)
 		return 0;
+	/*
+	 * An unreadable section may be readable later. One whose header this
+	 * reader does not accept (a later version, say) is as if absent.
+	 */
 	ret = sframe_init(sec);
-	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
-		ret = sframe_validate(sec);
-	/* An unreadable section may be readable later; a bad one is not. */
 	if (ret)
 		return ret == -EFAULT ? -EFAULT : 0;
+	/*
+	 * A malformed one ends the walk (contract 14), as when a lookup finds
+	 * it so without CONFIG_UNWIND_USER_SFRAME_VALIDATE.
+	 */
+	if (IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE)) {
+		ret = sframe_validate(sec);
+		if (ret == -EFAULT)
+			return ret;
+		if (ret) {
+			info->bad = true;
+			return 0;
+		}
+	}
 	/*
 	 * The text is kept relative to the load bias, which each lookup works
 	 * out from its VMA: the VMA may be copied or moved. The section stays
@@ -568,7 +585,7 @@ static struct sframe_vma_info *sframe_discover(const struct sframe_vma_where *wh
 		info = ERR_PTR(ret);
 		goto out;
 	}
-	if (!info->own && !info->table) {
+	if (!info->own && !info->bad && !info->table) {
 		sframe_info_put(info);
 		info = sframe_vma_none(gen);
 	}
@@ -913,6 +930,8 @@ int unwind_user_sframe_find(struct unwind_user_sframe *w, unsigned long ip,
 		return -ENOENT;
 	/* Set at most once, after the table's section was set up. */
 	table = READ_ONCE(w->info->table);
+	if (w->info->bad && !table)
+		return -EINVAL;
 	if (w->info->own) {
 		/* Found where it was; only its text moves with the mapping. */
 		ret = sframe_vma_find_in(w, &w->info->sec, 0, w->info->sec_bias,

@@ -1550,7 +1550,7 @@ static void test_switch(void)
 	ring_close(&ring);
 
 	if (!ok)
-		ok = fail("call %d: the worker did not block in, or return from, read() within %llu s\n",
+		ok = fail("call %d: no block in, or return from, read() in %llu s\n",
 			  i, TIMEOUT_NS / 1000000000);
 	else if (iwi0 < 0 || iwi1 < 0)
 		ok = fail("no IWI line in /proc/interrupts\n");
@@ -1561,7 +1561,7 @@ static void test_switch(void)
 	else if (w.ret != 1)
 		ok = fail("read() returned %ld, want 1\n", w.ret);
 	if (ok) {
-		ksft_print_msg("%d switches: %d samples in %d entries, %d records, %d at syscall; %ld IRQ work interrupts\n",
+		ksft_print_msg("%d switches: %d samples in %d entries, %d records, %d at syscall; %ld IWI\n",
 			       SWITCHES, log.nsamples, st.entries, st.records,
 			       st.at_syscall, iwi1 - iwi0);
 		if (st.at_syscall < SWITCHES)

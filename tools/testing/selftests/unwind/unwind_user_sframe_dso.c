@@ -139,6 +139,7 @@ static union {
 enum prep {
 	PREP_NONE, PREP_UNMAP, PREP_CORRUPT, PREP_INOTIFY, PREP_HIDE, PREP_FORK,
 	PREP_SPLIT, PREP_MERGE, PREP_BADROWS, PREP_TABLE, PREP_MREMAP,
+	PREP_BADFIRST,
 };
 
 struct sframe_where {
@@ -388,6 +389,9 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 		ch.fd = open(STACK_FILE, O_RDONLY);
 		corrupt_rows(start, end);
 	}
+	/* Malformed before the kernel ever looked: found so when it does. */
+	if (prep == PREP_BADFIRST)
+		corrupt_rows(start, end);
 	if (prep == PREP_CORRUPT) {
 		/* First a good walk, so that the section is known... */
 		lib_b(&ch);
@@ -432,8 +436,8 @@ static int walk(const char *dir, const char *lib, unsigned long *where, enum pre
 	 * Without its section, lib_c() can only be walked by frame pointers,
 	 * and RBP is 1 there: exactly one frame, the right one.
 	 */
-	if ((prep == PREP_UNMAP || prep == PREP_CORRUPT || prep == PREP_BADROWS) &&
-	    nr != 1)
+	if ((prep == PREP_UNMAP || prep == PREP_CORRUPT || prep == PREP_BADROWS ||
+	     prep == PREP_BADFIRST) && nr != 1)
 		return -1;
 	/* Unknown whether lib_c() has a section: one frame, never a guess. */
 	if (prep == PREP_HIDE && hidden_nr != 1)
@@ -806,7 +810,7 @@ int main(int argc, char **argv)
 		stress(atoi(argv[2]));
 		ksft_finished();
 	}
-	ksft_set_plan(15);
+	ksft_set_plan(16);
 
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	if (n <= 0)
@@ -855,6 +859,9 @@ int main(int argc, char **argv)
 	/* Review M4: the text alone moved; the section stays where it was. */
 	ksft_test_result(walk(dir, "libsframe_c.so", &at_c, PREP_MREMAP) == DEPTH,
 			 "after mremap() of a library's text alone, its section still serves it\n");
+	/* Contract 14: the same when the section was malformed from the start. */
+	ksft_test_result(walk(dir, "libsframe_e.so", &at_d, PREP_BADFIRST) == 1,
+			 "a section malformed before its first walk ends the walk too\n");
 	ksft_finished();
 }
 #endif
