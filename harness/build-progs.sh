@@ -26,6 +26,33 @@ build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
 # an SFrame section: only the deferred walk through SFrame sees its stacks.
 build unwind_demo_sframe "$REPO/harness/demo/unwind_demo.c" -pthread \
 	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
+# The same with its SFrame section made malformed: every function's rows
+# start past the section. The eh_trust job profiles it as the user who owns
+# it (contract 14: the walk ends at the first frame, never guesses).
+python3 - "$out/unwind_demo_sframe" "$out/unwind_demo_sframe_bad" <<'PY' ||
+import struct, sys
+src, dst = sys.argv[1:]
+b = bytearray(open(src, 'rb').read())
+shoff, = struct.unpack_from('<Q', b, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 0x3a)
+def sh(i):
+    return struct.unpack_from('<IIQQQQ', b, shoff + i * shentsize)
+strtab = sh(shstrndx)[4]
+for i in range(shnum):
+    name, _, _, _, off, size = sh(i)
+    if b[strtab + name:strtab + name + 8] == b'.sframe\0':
+        break
+else:
+    sys.exit('no .sframe section in ' + src)
+fde_size = {1: 17, 2: 20}[b[off + 2]]
+nfdes, = struct.unpack_from('<I', b, off + 8)
+fdes = off + 28 + b[off + 7] + struct.unpack_from('<I', b, off + 20)[0]
+for k in range(nfdes):
+    struct.pack_into('<I', b, fdes + fde_size * k + 8, 0xffff0)
+open(dst, 'wb').write(b)
+PY
+	die "corrupting the SFrame section of unwind_demo_sframe failed"
+chmod 755 "$out/unwind_demo_sframe_bad"
 # Without frame pointers or SFrame, through glibc's qsort(): only a table
 # made from the file's .eh_frame walks it (the eh_qsort job).
 build unwind_qsort "$REPO/harness/demo/unwind_qsort.c" -I"$st/unwind" \
@@ -186,6 +213,12 @@ cat >"$BUILD/eh_trust_helper.c" <<'EOF'
  *   nocaps CMD [ARG]...    run CMD as root without CAP_SYS_ADMIN and
  *                          CAP_CHECKPOINT_RESTORE, which /proc/PID/map_files
  *                          needs
+ *   try open PATH r|w|rw   open(PATH); try prctl-set ADDR: PR_UNWIND_CONTEXT
+ *                          SET of ADDR; try prctl-get-ro: GET into a
+ *                          read-only page; try perf PID: a cpu-clock event
+ *                          on PID sampled in the kernel with defer_callchain,
+ *                          and without: print each result as 0 or the errno's
+ *                          name, "open: EPERM"
  *   opens SECS FILE CMD [ARG]...  run CMD, killed after SECS seconds; print
  *                          how many times FILE was opened meanwhile
  *                          (inotify, which O_PATH does not trigger) and
@@ -197,6 +230,7 @@ cat >"$BUILD/eh_trust_helper.c" <<'EOF'
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,19 +378,74 @@ static int opens(const char *secs, const char *file, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+#define PR_UNWIND_CONTEXT	0x55435458
+#define PR_UNWIND_CONTEXT_SET	1
+#define PR_UNWIND_CONTEXT_GET	2
+
+static void said(const char *what, long ret)
+{
+	printf("%s: %s\n", what, ret < 0 ? strerrorname_np(errno) : "0");
+}
+
+static int try(int argc, char **argv)
+{
+	struct perf_event_attr attr;
+	void *ro;
+	int i;
+
+	if (argc == 3 && !strcmp(argv[0], "open")) {
+		int flags = !strcmp(argv[2], "r") ? O_RDONLY :
+			    !strcmp(argv[2], "w") ? O_WRONLY : O_RDWR;
+
+		said("open", open(argv[1], flags | O_CLOEXEC));
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "prctl-set")) {
+		said("prctl SET", prctl(PR_UNWIND_CONTEXT, PR_UNWIND_CONTEXT_SET,
+					strtoul(argv[1], NULL, 0), 0, 0));
+		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "prctl-get-ro")) {
+		ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ro == MAP_FAILED)
+			return 1;
+		said("prctl GET", prctl(PR_UNWIND_CONTEXT, PR_UNWIND_CONTEXT_GET,
+					(unsigned long)ro, 0, 0));
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "perf")) {
+		for (i = 0; i < 2; i++) {
+			memset(&attr, 0, sizeof(attr));
+			attr.size = sizeof(attr);
+			attr.type = PERF_TYPE_SOFTWARE;
+			attr.config = PERF_COUNT_SW_CPU_CLOCK;
+			attr.sample_period = 100000;
+			attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+			attr.exclude_user = 1;
+			attr.defer_callchain = !i;
+			said(i ? "perf plain" : "perf defer",
+			     syscall(SYS_perf_event_open, &attr, atoi(argv[1]), -1, -1, 0));
+		}
+		return 0;
+	}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "try"))
+		return try(argc - 2, argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return hold(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "nocaps"))
 		return nocaps(argv + 2);
 	if (argc >= 5 && !strcmp(argv[1], "opens"))
 		return opens(argv[2], argv[3], argv + 4);
-	fprintf(stderr, "usage: eh_trust_helper hold UID FILE | nocaps CMD... | opens SECS FILE CMD...\n");
+	fprintf(stderr, "usage: eh_trust_helper hold UID FILE | nocaps CMD... | opens SECS FILE CMD... | try WHAT...\n");
 	return 2;
 }
 EOF
-build eh_trust_helper "$BUILD/eh_trust_helper.c"
+build eh_trust_helper "$BUILD/eh_trust_helper.c" -isystem "$hdr/usr/include"
 # The converter, static (the guest has no libdw), to load tables there.
 if [ -f "$SRC/tools/unwind/Makefile" ]; then
 	make -s -C "$SRC/tools/unwind" OUTPUT="$BUILD/eh2sframe-static/" STATIC=1 \

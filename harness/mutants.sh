@@ -473,6 +473,15 @@ mutate sframe_einval_guesses kernel/unwind/user.c \
 	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;' \
 	$'\t\tif (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)\n\t\t\treturn ret;' \
 	unwind_user_sframe_dso.11
+# The hostile-user matrix (eh_trust 15-18): the same m10 mutant, seen by a
+# user profiling its own program; and the device opened by anyone.
+mutate hostile_einval_guesses kernel/unwind/user.c \
+	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;' \
+	$'\t\tif (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)\n\t\t\treturn ret;' \
+	eh_trust.18
+mutate hostile_dev_open_anyone kernel/unwind/sframe_store.c \
+	$'\tif (!perfmon_capable())\n\t\treturn -EPERM;\n' '' \
+	eh_trust.15
 # m12: lld's layouts, each half of the fix.
 mutate vma_lld_first_page kernel/unwind/sframe_vma.c \
 	$'\tif (where->hdr != where->start &&\n\t    where->hdr' $'\tif (where->hdr' \

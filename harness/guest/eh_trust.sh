@@ -21,6 +21,29 @@
 #  - perf record -p PID -- sleep 1 loads the tables of PID's files, not
 #    of sleep's (review m15); -a -- sleep 1 those of every process's,
 #    skipping the user's file.
+#
+# With 15-18 this is the hostile-user matrix (issue 31): what a user
+# (uid 65534, no capabilities) can do, each with its exact outcome.
+#   store, through root's loading  forged build-id (2, 3, 14), a file
+#                                  others may write (4), FIFO, symbolic
+#                                  link, device or other file at the path
+#                                  perf looks at (7-11), PATH (12)
+#   /dev/sframe_tables             open for reading, writing or both:
+#                                  EPERM (15)
+#   prctl(PR_UNWIND_CONTEXT)       SET of a kernel address, GET into a
+#                                  read-only page: EFAULT (16)
+#   perf_event_open()              a deferred event on root's process:
+#                                  EACCES, as the same event without (17)
+#   the walker                     the user's own program with a malformed
+#                                  SFrame section, profiled by the user:
+#                                  every stack in its code ends at its first
+#                                  frame; the intact copy reaches main() (18)
+#   a full store                   a user adds nothing to it (2-4, 14);
+#                                  root's own loads then fail with ENOSPC
+#                                  and lose nothing (sframe_tables 5, 13)
+#   another layout                 a table never serves a file of another
+#                                  layout under its build-id (sframe_tables
+#                                  14, 15)
 E=/tests/bin/eh2sframe
 H=/tests/bin/eh_trust_helper
 P=/tests/perf/perf
@@ -87,7 +110,7 @@ cleanup() {
 	clear_tables
 }
 
-echo "1..14"
+echo "1..18"
 clear_tables
 rm -rf $D
 mkdir -p $D/user $D/root $D/wr
@@ -231,11 +254,43 @@ result "$([ $rc = 0 ] && ! loaded "$id" && ! opened $D/over/other/lib.so $D/othe
 	"another file at the path: skipped as not the mapped one, the user's file never opened (rc $rc)"
 cleanup
 
+# as_user CMD...: CMD as uid and gid 65534, with no capabilities (util-linux's
+# setpriv: busybox's cannot change the uid).
+as_user() {
+	HOME=/tmp /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+# 15-17: the device, the prctl and perf_event_open(), as the user.
+matrix() {
+	as_user $H try open /dev/sframe_tables r >$D/dev-r.out 2>&1
+	as_user $H try open /dev/sframe_tables w >$D/dev-w.out 2>&1
+	as_user $H try open /dev/sframe_tables rw >$D/dev-rw.out 2>&1
+	show $D/dev-r.out $D/dev-w.out $D/dev-rw.out
+	result "$([ "$(cat $D/dev-r.out $D/dev-w.out $D/dev-rw.out)" = \
+		   "$(printf 'open: EPERM\nopen: EPERM\nopen: EPERM')" ] && echo 1)" \
+		"a user's open of /dev/sframe_tables, to read, write or both: EPERM"
+
+	as_user $H try prctl-set 0xffffffff81000000 >$D/prctl.out 2>&1
+	as_user $H try prctl-get-ro >>$D/prctl.out 2>&1
+	show $D/prctl.out
+	result "$([ "$(cat $D/prctl.out)" = \
+		   "$(printf 'prctl SET: EFAULT\nprctl GET: EFAULT')" ] && echo 1)" \
+		"a user's context SET of a kernel address, GET into a read-only page: EFAULT"
+
+	as_user $H try perf 1 >$D/perf1.out 2>&1
+	show $D/perf1.out
+	result "$([ "$(cat $D/perf1.out)" = \
+		   "$(printf 'perf defer: EACCES\nperf plain: EACCES')" ] && echo 1)" \
+		"a user's deferred event on root's process: EACCES, as without defer_callchain"
+}
+
 # 12-14: perf record, when it loads tables itself.
 if [ ! -x $P ]; then
 	skip "perf runs no eh2sframe from an empty or relative PATH entry"
 	skip "perf record -p PID -- sleep 1 loads for PID, not for sleep"
 	skip "perf record -a -- sleep 1 loads root's mapped file, skips the user's"
+	matrix
+	skip "a user's program with a malformed SFrame section, profiled by the user"
 	rm -rf $D
 	exit 0
 fi
@@ -286,4 +341,64 @@ result "$([ $rc = 0 ] && forged && loaded "$bb" &&
 	 echo 1)" \
 	"perf record -a -- sleep 1 loads root's mapped file and sleep's, skips the user's, says so (rc $rc)"
 cleanup
+
+matrix
+
+# 18. The user's own program, its SFrame section malformed (every
+# function's rows start past it), profiled by the user at
+# perf_event_paranoid 1: every sample whose first user frame is in it has
+# that frame alone (the walk ends, never guesses with frame pointers); the
+# intact copy, the control, reaches main() from all of them (contract 14).
+# user_stacks NAME: per sample of NAME's perf.data whose first user frame is
+# in the demo's own code (leaf, full, level, run, main: glibc's code, linked
+# in without SFrame, is walked by frame pointers), "<user frames> <1 if
+# main() is among them>".
+user_stacks() {
+	as_user $P script -i $D/h/$1.data -F ip,sym,dso 2>/dev/null | awk -v prog="$1" '
+		BEGIN { RS = "" }
+		{
+			n = 0; first = ""; fsym = ""; main = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i !~ /^[0-9a-f]+$/ || length($i) >= 16)
+					continue
+				n++
+				if (n == 1) {
+					first = $(i + 2)
+					fsym = $(i + 1)
+				}
+				if ($(i + 1) == "main")
+					main = 1
+			}
+			if (index(first, "/" prog ")") &&
+			    fsym ~ /^(leaf|full|level|run|main)$/) {
+				print n, main
+				if (n > 1 && shown++ < 3) {
+					gsub(/\n/, "\n# ")
+					print "# " $0 >"/dev/stderr"
+				}
+			}
+		}'
+}
+mkdir -p $D/h
+cp /tests/bin/unwind_demo_sframe_bad /tests/bin/unwind_demo_sframe $D/h/
+chown -R 65534:65534 $D/h
+read -r par </proc/sys/kernel/perf_event_paranoid
+echo 1 >/proc/sys/kernel/perf_event_paranoid
+for prog in unwind_demo_sframe_bad unwind_demo_sframe; do
+	(cd $D/h && as_user $P record -N --no-sframe-tables --call-graph fp,defer \
+		-e cpu-clock -c 100000 -o $D/h/$prog.data -- $D/h/$prog -n 2000) \
+		>$D/h/$prog.out 2>&1 || echo "# perf record of $prog failed"
+done
+echo "$par" >/proc/sys/kernel/perf_event_paranoid
+user_stacks unwind_demo_sframe_bad >$D/h/bad.st 2>$D/h/bad.more
+show $D/h/bad.more
+user_stacks unwind_demo_sframe >$D/h/good.st
+bad=$(wc -l <$D/h/bad.st)
+bad1=$(awk '$1 == 1' $D/h/bad.st | wc -l)
+good=$(wc -l <$D/h/good.st)
+goodm=$(awk '$2 == 1' $D/h/good.st | wc -l)
+echo "# malformed copy: $bad1 of $bad samples with one user frame; intact copy: $goodm of $good reach main()"
+result "$([ "$bad" -ge 20 ] && [ "$bad1" = "$bad" ] && [ "$good" -ge 20 ] &&
+	 [ "$goodm" = "$good" ] && echo 1)" \
+	"a user's program with a malformed SFrame section, profiled by the user: one frame, never a guess"
 rm -rf $D
