@@ -26,10 +26,13 @@ build unwind_demo "$REPO/harness/demo/unwind_demo.c" -pthread
 # an SFrame section: only the deferred walk through SFrame sees its stacks.
 build unwind_demo_sframe "$REPO/harness/demo/unwind_demo.c" -pthread \
 	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
-# The same with its SFrame section made malformed: every function's rows
-# start past the section. The eh_trust job profiles it as the user who owns
-# it (contract 14: the walk ends at the first frame, never guesses).
-python3 - "$out/unwind_demo_sframe" "$out/unwind_demo_sframe_bad" <<'PY' ||
+# The demo with frame pointers and an SFrame section, and a copy of it
+# whose section is malformed (every function's rows start past it). The
+# eh_trust job profiles both as the user who owns them (contract 14: a
+# walk in the malformed copy ends at the first frame, where frame pointers
+# would go on).
+build unwind_demo_fps "$REPO/harness/demo/unwind_demo.c" -pthread -Wa,--gsframe
+python3 - "$out/unwind_demo_fps" "$out/unwind_demo_fps_bad" <<'PY' ||
 import struct, sys
 src, dst = sys.argv[1:]
 b = bytearray(open(src, 'rb').read())
@@ -51,8 +54,8 @@ for k in range(nfdes):
     struct.pack_into('<I', b, fdes + fde_size * k + 8, 0xffff0)
 open(dst, 'wb').write(b)
 PY
-	die "corrupting the SFrame section of unwind_demo_sframe failed"
-chmod 755 "$out/unwind_demo_sframe_bad"
+	die "corrupting the SFrame section of unwind_demo_fps failed"
+chmod 755 "$out/unwind_demo_fps_bad"
 # Without frame pointers or SFrame, through glibc's qsort(): only a table
 # made from the file's .eh_frame walks it (the eh_qsort job).
 build unwind_qsort "$REPO/harness/demo/unwind_qsort.c" -I"$st/unwind" \

@@ -344,11 +344,12 @@ cleanup
 
 matrix
 
-# 18. The user's own program, its SFrame section malformed (every
-# function's rows start past it), profiled by the user at
-# perf_event_paranoid 1: every sample whose first user frame is in it has
-# that frame alone (the walk ends, never guesses with frame pointers); the
-# intact copy, the control, reaches main() from all of them (contract 14).
+# 18. The user's own program, built with frame pointers and an SFrame
+# section, the section malformed (every function's rows start past it),
+# profiled by the user at perf_event_paranoid 1: every sample whose first
+# user frame is in the demo's code has that frame alone (the walk ends,
+# where frame pointers would go on); the intact copy, the control, reaches
+# main() from all of them (contract 14).
 # user_stacks NAME: per sample of NAME's perf.data whose first user frame is
 # in the demo's own code (leaf, full, level, run, main: glibc's code, linked
 # in without SFrame, is walked by frame pointers), "<user frames> <1 if
@@ -380,19 +381,19 @@ user_stacks() {
 		}'
 }
 mkdir -p $D/h
-cp /tests/bin/unwind_demo_sframe_bad /tests/bin/unwind_demo_sframe $D/h/
+cp /tests/bin/unwind_demo_fps_bad /tests/bin/unwind_demo_fps $D/h/
 chown -R 65534:65534 $D/h
 read -r par </proc/sys/kernel/perf_event_paranoid
 echo 1 >/proc/sys/kernel/perf_event_paranoid
-for prog in unwind_demo_sframe_bad unwind_demo_sframe; do
+for prog in unwind_demo_fps_bad unwind_demo_fps; do
 	(cd $D/h && as_user $P record -N --no-sframe-tables --call-graph fp,defer \
 		-e cpu-clock -c 100000 -o $D/h/$prog.data -- $D/h/$prog -n 2000) \
 		>$D/h/$prog.out 2>&1 || echo "# perf record of $prog failed"
 done
 echo "$par" >/proc/sys/kernel/perf_event_paranoid
-user_stacks unwind_demo_sframe_bad >$D/h/bad.st 2>$D/h/bad.more
+user_stacks unwind_demo_fps_bad >$D/h/bad.st 2>$D/h/bad.more
 show $D/h/bad.more
-user_stacks unwind_demo_sframe >$D/h/good.st
+user_stacks unwind_demo_fps >$D/h/good.st
 bad=$(wc -l <$D/h/bad.st)
 bad1=$(awk '$1 == 1' $D/h/bad.st | wc -l)
 good=$(wc -l <$D/h/good.st)
