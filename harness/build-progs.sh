@@ -64,6 +64,11 @@ build unwind_qsort "$REPO/harness/demo/unwind_qsort.c" -I"$st/unwind" \
 # its .eh_frame describe: the eh_plt job walks from a uprobe on a stub.
 build unwind_plt "$REPO/harness/demo/unwind_plt.c" -fomit-frame-pointer \
 	-momit-leaf-frame-pointer -mno-red-zone -Wa,--gsframe
+# No frame pointers, no SFrame, and a function whose CFA is in rbx (as
+# ld.so's lazy-binding trampoline): eh2sframe's table marks its rows a stop
+# (the eh_plt job, review m10).
+build unwind_gap "$REPO/harness/demo/unwind_gap.c" -I"$st/unwind" \
+	-fomit-frame-pointer -momit-leaf-frame-pointer
 # Two workers, each request a span of its own in an OpenTelemetry thread
 # context record (the main job's context demo).
 build otel_service "$REPO/harness/demo/otel_service.c" -pthread -isystem "$hdr/usr/include"

@@ -482,6 +482,11 @@ mutate hostile_einval_guesses kernel/unwind/user.c \
 mutate hostile_dev_open_anyone kernel/unwind/sframe_store.c \
 	$'\tif (!perfmon_capable())\n\t\treturn -EPERM;\n' '' \
 	eh_trust.15
+# m10, the table's half: rows eh2sframe cannot express are stops, never
+# gaps where the walk guesses with frame pointers.
+mutate eh2sframe_gaps_guess tools/unwind/eh2sframe.c \
+	'return r->kind == ROW_LEFT_OUT && r->reason != R_SIGNAL;' 'return false;' \
+	eh_plt.5
 # m12: lld's layouts, each half of the fix.
 mutate vma_lld_first_page kernel/unwind/sframe_vma.c \
 	$'\tif (where->hdr != where->start &&\n\t    where->hdr' $'\tif (where->hdr' \

@@ -116,8 +116,11 @@ mutant fp-offset-sign cfi.c '		r->fp_off = off;' '		r->fp_off = -off;'
 mutant plt-threshold eh2sframe.c '& r->plt_mask) >= r->plt_min;' \
 	'& r->plt_mask) > r->plt_min;'
 mutant partial-fde-whole eh2sframe.c \
-	$'if (s->kind != ROW_FRAME && s->kind != ROW_OUTERMOST)\n\t\t\t\tbreak;' \
+	$'if (s->kind != ROW_FRAME && s->kind != ROW_OUTERMOST &&\n\t\t\t    !stop_row(s))\n\t\t\t\tbreak;' \
 	$'if (s->kind == ROW_PLT)\n\t\t\t\tbreak;\n\t\t\tif (s->kind == ROW_LEFT_OUT)\n\t\t\t\tcontinue;'
+# Rows SFrame cannot express written as nothing, not as stops (review m10).
+mutant gaps-not-stops eh2sframe.c \
+	'return r->kind == ROW_LEFT_OUT && r->reason != R_SIGNAL;' 'return false;'
 mutant signal-converted cfi.c $'\tif (signal)\n\t\treturn R_SIGNAL;\n' ''
 # --elf: the section's function starts relative to the wrong address; the
 # program headers left where they were (the new segment not found).

@@ -17,9 +17,10 @@ is expressible when, evaluated here at every address of its row, it is rsp
 plus something that depends only on rip (the PLT's). Then:
   - at the first and last address of every row (every address of a row
     with a CFA expression), the reader gives that row's CFA base and
-    offset, RA offset -8 and FP offset, or "outermost"; and for a row or
-    FDE that is not expressible, and just past each FDE, no frame at all
-    (-ENOENT, as for code without a table);
+    offset, RA offset -8 and FP offset, or "outermost"; for a row that is
+    not expressible, "outermost" too (a stop: the walk ends there, review
+    m10), but for a signal frame's and for a whole FDE left out, and just
+    past each FDE, no frame at all (-ENOENT, as for code without a table);
   - sframe_validate() accepts the table;
   - the converter's counts (FDEs converted whole, in part, left out, and
     FDEs and bytes per reason) are the ones computed here from readelf;
@@ -427,7 +428,8 @@ def main():
                          end)
             if k[0] == "left":
                 left(k[1], seen, end - start)
-                queries[start] = queries[end - 1] = ENOENT
+                queries[start] = queries[end - 1] = \
+                    ENOENT if k[1] == "signal" else "outermost"
                 continue
             good += 1
             conv_bytes += end - start

@@ -23,10 +23,14 @@
  * with PT_GNU_SFRAME, for those who would rather ship the table with the
  * file than load it by build-id (elf_out.c).
  *
- * An FDE with rows SFrame cannot express becomes one SFrame FDE per run of
- * rows it can: the reader finds no function for the rows left out, which
- * is what it finds for code without any table, instead of the rule of a
- * neighbouring row. The PLT's CFA expression becomes a PCMASK FDE.
+ * A row SFrame cannot express is written as a stop: a row whose return
+ * address is undefined, so that a walk ends in that code instead of
+ * guessing with frame pointers (review m10: ld.so's lazy-binding
+ * trampoline keeps its CFA in rbx, and the caller's rbp says nothing about
+ * it). Only signal frames are left out entirely: the kernel recognises the
+ * trampoline by its code and goes on through the signal frame, and code
+ * no FDE covers stays without a row, as in a file without a table. The
+ * PLT's CFA expression becomes a PCMASK FDE.
  *
  * Exit status: 0 on success, 1 on an error (not an x86-64 ELF file, no
  * CFI, malformed CFI), 2 on bad usage.
@@ -89,10 +93,16 @@ static void print_usage(FILE *f)
 		"  --device DEV  the store (default /dev/sframe_tables)\n");
 }
 
+/* A row left out for a reason other than a signal frame: a stop. */
+static bool stop_row(const struct cfi_row *r)
+{
+	return r->kind == ROW_LEFT_OUT && r->reason != R_SIGNAL;
+}
+
 static struct sfw_rule frame_rule(const struct cfi_row *r)
 {
 	struct sfw_rule rule = {
-		.outermost = r->kind == ROW_OUTERMOST,
+		.outermost = r->kind == ROW_OUTERMOST || stop_row(r),
 		.cfa_fp = r->cfa_fp,
 		.cfa_off = r->cfa_off,
 		.fp_off = r->fp_off,
@@ -123,7 +133,7 @@ static int add_plt(struct sfw *w, const struct cfi_row *r)
 	return sfw_end_fde(w, r->end);
 }
 
-/* Runs of expressible rows of @f, each as one PCINC FDE. */
+/* Runs of rows of @f, stops included, each as one PCINC FDE. */
 static int add_fde(struct sfw *w, const struct cfi_fde *f)
 {
 	size_t i, j;
@@ -132,7 +142,7 @@ static int add_fde(struct sfw *w, const struct cfi_fde *f)
 		const struct cfi_row *r = &f->rows[i];
 
 		j = i + 1;
-		if (r->kind == ROW_LEFT_OUT)
+		if (r->kind == ROW_LEFT_OUT && !stop_row(r))
 			continue;
 		if (r->kind == ROW_PLT) {
 			if (add_plt(w, r))
@@ -145,7 +155,8 @@ static int add_fde(struct sfw *w, const struct cfi_fde *f)
 			const struct cfi_row *s = &f->rows[j];
 			struct sfw_rule rule = frame_rule(s);
 
-			if (s->kind != ROW_FRAME && s->kind != ROW_OUTERMOST)
+			if (s->kind != ROW_FRAME && s->kind != ROW_OUTERMOST &&
+			    !stop_row(s))
 				break;
 			if (sfw_add_fre(w, s->start - r->start, &rule))
 				return -1;
