@@ -1561,9 +1561,10 @@ static void test_switch(void)
 	else if (w.ret != 1)
 		ok = fail("read() returned %ld, want 1\n", w.ret);
 	if (ok) {
-		ksft_print_msg("%d switches: %d samples in %d entries, %d records, %d at syscall; %ld IWI\n",
+		ksft_print_msg("%d switches: %d samples, %d entries, %d records (%d at syscall)\n",
 			       SWITCHES, log.nsamples, st.entries, st.records,
-			       st.at_syscall, iwi1 - iwi0);
+			       st.at_syscall);
+		ksft_print_msg("IRQ work interrupts meanwhile: %ld\n", iwi1 - iwi0);
 		if (st.at_syscall < SWITCHES)
 			ok = fail("%d records start after the syscall, want %d\n",
 				  st.at_syscall, SWITCHES);
