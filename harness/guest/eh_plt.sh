@@ -13,42 +13,36 @@
 # rows there are a stop, the walk ends at the first frame. unwind_gap
 # checks the frames itself.
 E=/tests/bin/eh2sframe
-P=/tests/bin/unwind_plt
-# No table for it yet, whatever ran before.
-$E --remove -q $P >/dev/null 2>&1
+n=0
+# check PROG NO_TABLE WITH_TABLE: PROG -n without its table, PROG with it
+# (each checks its frames itself and exits 0 when they are as said), and
+# its table removed afterwards: three results.
+check() {
+	prog=$1
+	# No table for it yet, whatever ran before.
+	$E --remove -q "$prog" >/dev/null 2>&1
+	"$prog" -n
+	rc=$?
+	n=$((n + 1))
+	if [ $rc = 0 ]; then echo "ok $n no table: $2"
+	else echo "not ok $n no table: status $rc"; fi
+	$E --load "$prog" 2>&1 | sed 's/^/# /'
+	"$prog"
+	rc=$?
+	n=$((n + 1))
+	if [ $rc = 0 ]; then echo "ok $n with its table: $3"
+	else echo "not ok $n with its table: status $rc"; fi
+	$E --remove "$prog" 2>&1 | sed 's/^/# /'
+	id=$($E "$prog" | sed -n 's/.*: build-id \([0-9a-f]*\),.*/\1/p')
+	n=$((n + 1))
+	if [ -n "$id" ] && ! grep -q "^$id " /dev/sframe_tables; then
+		echo "ok $n its table removed"
+	else
+		echo "not ok $n its table removed ($id)"
+	fi
+}
 echo "1..6"
-$P -n
-rc=$?
-if [ $rc = 0 ]; then echo "ok 1 no table: the walk does not get past the stub"
-else echo "not ok 1 no table: status $rc"; fi
-$E --load $P 2>&1 | sed 's/^/# /'
-$P
-rc=$?
-if [ $rc = 0 ]; then echo "ok 2 with its table: stub, caller, main exact"
-else echo "not ok 2 with its table: status $rc"; fi
-$E --remove $P 2>&1 | sed 's/^/# /'
-id=$($E $P | sed -n 's/.*: build-id \([0-9a-f]*\),.*/\1/p')
-if [ -n "$id" ] && ! grep -q "^$id " /dev/sframe_tables; then
-	echo "ok 3 its table removed"
-else
-	echo "not ok 3 its table removed ($id)"
-fi
-
-G=/tests/bin/unwind_gap
-$E --remove -q $G >/dev/null 2>&1
-$G -n
-rc=$?
-if [ $rc = 0 ]; then echo "ok 4 no table: frame pointers lead to the decoy"
-else echo "not ok 4 no table: status $rc"; fi
-$E --load $G 2>&1 | sed 's/^/# /'
-$G
-rc=$?
-if [ $rc = 0 ]; then echo "ok 5 with its table: the walk ends where the CFA is in rbx"
-else echo "not ok 5 with its table: status $rc"; fi
-$E --remove $G 2>&1 | sed 's/^/# /'
-id=$($E $G | sed -n 's/.*: build-id \([0-9a-f]*\),.*/\1/p')
-if [ -n "$id" ] && ! grep -q "^$id " /dev/sframe_tables; then
-	echo "ok 6 its table removed"
-else
-	echo "not ok 6 its table removed ($id)"
-fi
+check /tests/bin/unwind_plt "the walk does not get past the stub" \
+	"stub, caller, main exact"
+check /tests/bin/unwind_gap "frame pointers lead to the decoy" \
+	"the walk ends where the CFA is in rbx"
