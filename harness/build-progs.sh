@@ -227,6 +227,8 @@ cat >"$BUILD/eh_trust_helper.c" <<'EOF'
  *                          on PID sampled in the kernel with defer_callchain,
  *                          and without: print each result as 0 or the errno's
  *                          name, "open: EPERM"
+ *   filecap FILE           give FILE the file capability CAP_PERFMON,
+ *                          permitted and effective (setcap cap_perfmon=ep)
  *   opens SECS FILE CMD [ARG]...  run CMD, killed after SECS seconds; print
  *                          how many times FILE was opened meanwhile
  *                          (inotify, which O_PATH does not trigger) and
@@ -249,9 +251,13 @@ cat >"$BUILD/eh_trust_helper.c" <<'EOF'
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
 #ifndef CAP_CHECKPOINT_RESTORE
 #define CAP_CHECKPOINT_RESTORE	40
 #endif
@@ -439,8 +445,25 @@ static int try(int argc, char **argv)
 	return 2;
 }
 
+/* setcap cap_perfmon=ep FILE, without libcap's setcap. */
+static int filecap(const char *file)
+{
+	struct vfs_cap_data cap;
+
+	memset(&cap, 0, sizeof(cap));
+	cap.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE;
+	cap.data[CAP_PERFMON / 32].permitted = 1U << (CAP_PERFMON % 32);
+	if (setxattr(file, "security.capability", &cap, XATTR_CAPS_SZ_2, 0)) {
+		perror("setxattr security.capability");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "filecap"))
+		return filecap(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "try"))
 		return try(argc - 2, argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "hold"))

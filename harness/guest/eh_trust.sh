@@ -38,6 +38,11 @@
 #                                  SFrame section, profiled by the user:
 #                                  every stack in its code ends at its first
 #                                  frame; the intact copy reaches main() (18)
+#   perf with file capabilities    a copy of perf with CAP_PERFMON from
+#                                  its file, run by the user: one line says
+#                                  how to load tables, and eh2sframe, which
+#                                  would not get the capability, is not
+#                                  run (19)
 #   a full store                   a user adds nothing to it (2-4, 14);
 #                                  root's own loads then fail with ENOSPC
 #                                  and lose nothing (sframe_tables 5, 13)
@@ -110,7 +115,7 @@ cleanup() {
 	clear_tables
 }
 
-echo "1..18"
+echo "1..19"
 clear_tables
 rm -rf $D
 mkdir -p $D/user $D/root $D/wr
@@ -291,6 +296,7 @@ if [ ! -x $P ]; then
 	skip "perf record -a -- sleep 1 loads root's mapped file, skips the user's"
 	matrix
 	skip "a user's program with a malformed SFrame section, profiled by the user"
+	skip "perf with CAP_PERFMON from its file, run by a user: the hint, no helper run"
 	rm -rf $D
 	exit 0
 fi
@@ -402,4 +408,23 @@ echo "# malformed copy: $bad1 of $bad samples with one user frame; intact copy: 
 result "$([ "$bad" -ge 20 ] && [ "$bad1" = "$bad" ] && [ "$good" -ge 20 ] &&
 	 [ "$goodm" = "$good" ] && echo 1)" \
 	"a user's program with a malformed SFrame section, profiled by the user: one frame, never a guess"
+
+# 19. perf with CAP_PERFMON from its file capabilities, run by the user:
+# the device opens, but a program perf runs does not inherit the
+# capability, so eh2sframe could load nothing: one line says how to load
+# the tables, and it is not run (review nit; before, "eh2sframe failed (1)").
+cp $P $D/root/perf-caps
+chmod 755 $D/root/perf-caps
+if $H filecap $D/root/perf-caps; then
+	as_user $D/root/perf-caps record -N --call-graph fp,defer -e cpu-clock \
+		-c 100000 -o $D/h/caps.data -- /bin/true >$D/h/caps.out 2>&1
+	rc=$?
+	show $D/h/caps.out
+	result "$([ $rc = 0 ] &&
+		 grep -q "^perf: SFrame tables for code without frame pointers are not loaded: perf's CAP_PERFMON comes from its file" $D/h/caps.out &&
+		 ! grep -q "failed (" $D/h/caps.out && echo 1)" \
+		"perf with CAP_PERFMON from its file, run by a user: the hint, no helper run (rc $rc)"
+else
+	result "" "perf with CAP_PERFMON from its file: setting the file capability failed"
+fi
 rm -rf $D

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/kernel.h>
@@ -32,6 +33,13 @@
 
 #define SFRAME_TABLES_DEV	"/dev/sframe_tables"
 #define SFRAME_TABLES_HELPER	"eh2sframe"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON		38
+#endif
+#ifndef CAP_SYS_ADMIN
+#define CAP_SYS_ADMIN		21
+#endif
 
 /*
  * May perf run @path? perf is often run as root: it must not run, as
@@ -162,6 +170,19 @@ static int helper_args(struct target *target, const char *workload,
 	return argc;
 }
 
+/*
+ * Whether a program perf runs may load tables too: root's does, and so does
+ * one that inherits an ambient CAP_PERFMON or CAP_SYS_ADMIN. Capabilities
+ * perf has from its own file (setcap cap_perfmon=ep perf) are not passed
+ * on by execve().
+ */
+static bool helper_may_load(void)
+{
+	return !geteuid() ||
+	       prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_PERFMON, 0, 0) == 1 ||
+	       prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_ADMIN, 0, 0) == 1;
+}
+
 /**
  * sframe_tables__load - load SFrame tables for what will be sampled
  * @target: what the recording samples
@@ -197,6 +218,11 @@ void sframe_tables__load(struct target *target, const char *workload)
 		return;
 	}
 	close(fd);
+	if (!helper_may_load()) {
+		pr_warning("perf: SFrame tables for code without frame pointers are not loaded: perf's CAP_PERFMON comes from its file, and %s would not have it: as root, run '%s --load' on the files to sample first\n",
+			   SFRAME_TABLES_HELPER, SFRAME_TABLES_HELPER);
+		return;
+	}
 
 	helper = find_helper();
 	if (!helper) {
