@@ -487,6 +487,11 @@ mutate hostile_dev_open_anyone kernel/unwind/sframe_store.c \
 mutate eh2sframe_gaps_guess tools/unwind/eh2sframe.c \
 	'return r->kind == ROW_LEFT_OUT && r->reason != R_SIGNAL;' 'return false;' \
 	eh_plt.5
+# The review's perf nit: perf with a file capability runs the helper,
+# which cannot load, and reports its failure instead of the hint.
+mutate perf_filecaps_runs_helper tools/perf/util/sframe-tables.c \
+	'	if (!helper_may_load()) {' '	if (0) {' \
+	eh_trust.19
 # m12: lld's layouts, each half of the fix.
 mutate vma_lld_first_page kernel/unwind/sframe_vma.c \
 	$'\tif (where->hdr != where->start &&\n\t    where->hdr' $'\tif (where->hdr' \
