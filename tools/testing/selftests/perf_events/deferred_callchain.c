@@ -1457,25 +1457,41 @@ static int tracepoint_id(const char *name)
 	return id;
 }
 
-/* Wait until thread @tid sleeps (state S); false after TIMEOUT_NS. */
-static bool wait_sleeping(int tid, struct ring *r, struct log *log)
+/* Read the first line of /proc/self/task/@tid/@file into @buf. */
+static bool task_file(int tid, const char *file, char *buf, size_t len)
 {
-	__u64 start = now_ns();
-	char path[64], buf[256], *p;
+	char path[64];
 	int fd, n;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0;
+}
+
+/*
+ * Wait until thread @tid sleeps in read() (state S, in system call 0: not
+ * in the exit work of an interrupt, where a walk may sleep too); false
+ * after TIMEOUT_NS.
+ */
+static bool wait_in_read(int tid, struct ring *r, struct log *log)
+{
+	__u64 start = now_ns();
+	char buf[256], *p;
+
 	while (now_ns() - start < TIMEOUT_NS) {
 		drain(r, log);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (!task_file(tid, "stat", buf, sizeof(buf)))
 			return false;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = 0;
 		/* "tid (comm) S ...": the comm may hold spaces and parentheses. */
 		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'S')
+		if (p && p[1] == ' ' && p[2] == 'S' &&
+		    task_file(tid, "syscall", buf, sizeof(buf)) &&
+		    !strncmp(buf, "0 ", 2))
 			return true;
 		sched_yield();
 	}
@@ -1531,7 +1547,7 @@ static void test_switch(void)
 	iwi0 = irq_work_interrupts();
 	for (i = 0; ok && i < SWITCHES; i++) {
 		store_release(&w.allowed, i + 1UL);
-		ok = wait_sleeping(w.tid, &ring, &log) && write(pfd[1], "x", 1) == 1;
+		ok = wait_in_read(w.tid, &ring, &log) && write(pfd[1], "x", 1) == 1;
 		for (t = now_ns(); ok && load_acquire(&w.count) <= (unsigned long)i;
 		     ok = now_ns() - t < TIMEOUT_NS)
 			drain(&ring, &log);
