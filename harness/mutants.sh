@@ -11,8 +11,8 @@
 # job and lists every failure. MUTANT_JOB=JOB boots another job list.
 # MUTANT_SIZES=1 boots nothing: it builds each kernel mutant and prints the
 # sizes its piggy.S holds, marking those equal to the unmodified kernel's
-# (before harness/kcc, such a pair shared one cached piggy.o: README,
-# "Tests"). MUTANT_PLANT=1 shows what such a pair did: see plant_piggy().
+# (before harness/kcc, such a pair shared one cached piggy.o:
+# docs/testing.md, "Mutants"). MUTANT_PLANT=1 shows what such a pair did: see plant_piggy().
 . "$(dirname "$0")/lib.sh"
 set +e
 # One host thread for all vCPUs. With multi-threaded TCG, a boot died once
@@ -261,23 +261,23 @@ mutate no_sigreturn kernel/unwind/user.c \
 	unwind_user_fp.4
 # Contract 19: a table loaded for a build-id serves the file's mappings.
 mutate table_not_used kernel/unwind/sframe_vma.c \
-	'	t = sframe_table_get(id, len);' '	t = NULL;' \
+	'	t = sframe_table_get(info->build_id, info->build_id_len);' '	t = NULL;' \
 	sframe_tables.7
 # Contract 19: what the file's own section leaves out (libc's code in a
 # static program built with SFrame) is looked up in the loaded table.
 mutate table_no_fallback kernel/unwind/sframe_vma.c \
-	'		if (ret != -ENOENT || !w->info->table)' '		if (true)' \
+	'		if (ret != -ENOENT || !table)' '		if (true)' \
 	eh_tables.3
 # Contract 17: a failure to read the headers is not kept as "no section".
 mutate discover_keeps_fault kernel/unwind/sframe_vma.c \
 	$'sizeof(ehdr)))\n\t\treturn ERR_PTR(-EFAULT);' \
-	$'sizeof(ehdr)))\n\t\treturn SFRAME_VMA_NONE;' \
+	$'sizeof(ehdr)))\n\t\treturn SFRAME_VMA_NEVER;' \
 	unwind_user_sframe_dso.6
 # A malformed section is dropped for the process that found it, not for
 # the fork()-shared entry.
 mutate sframe_drop_shared kernel/unwind/sframe_vma.c \
 	$'\tif (ret == -EINVAL) {\n\t\tsframe_drop(ip, w->info);' \
-	$'\tif (ret == -EINVAL) {\n\t\tw->info->sec.num_fdes = 0;\n\t\tsframe_drop(ip, w->info);' \
+	$'\tif (ret == -EINVAL) {\n\t\tWRITE_ONCE(w->info->bad, true);\n\t\tsframe_drop(ip, w->info);' \
 	unwind_user_sframe_dso.7
 # A file whose program headers a tool moved to a segment of their own
 # (eh2sframe --elf) is examined through them.
@@ -289,8 +289,8 @@ mutate phdrs_moved_ignored kernel/unwind/sframe_vma.c \
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
 mutate sframe_no_fp_fallback kernel/unwind/user.c \
-	$'\t\tif (ret >= 0 || ret == -EAGAIN || ret == -EOPNOTSUPP)\n\t\t\treturn ret;\n\t}\n#endif' \
-	$'\t\treturn ret >= 0 ? ret : -ENOENT;\n\t}\n#endif' \
+	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;\n\t}\n#endif' \
+	$'\t\treturn ret;\n\t}\n#endif' \
 	unwind_user_sframe_dso.2
 mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
 	'if (fde->func_start <= ip) {' 'if (fde->func_start < ip) {' \
@@ -490,7 +490,7 @@ mutate eh2sframe_gaps_guess tools/unwind/eh2sframe.c \
 # The review's perf nit: perf with a file capability runs the helper,
 # which cannot load, and reports its failure instead of the hint.
 mutate perf_filecaps_runs_helper tools/perf/util/sframe-tables.c \
-	'	if (!helper_may_load()) {' '	if (0) {' \
+	'	if (!helper_may_load()) {' '	if (!helper_may_load() && 0) {' \
 	eh_trust.19
 # m12: lld's layouts, each half of the fix.
 mutate vma_lld_first_page kernel/unwind/sframe_vma.c \
@@ -501,8 +501,8 @@ mutate vma_lld_gaps kernel/unwind/sframe_vma.c \
 	unwind_user_sframe_dso.13
 # M4: the own section's text clamped to the VMA the lookup is in.
 mutate vma_text_clamped kernel/unwind/sframe_vma.c \
-	$'\tsec.text_start += w->bias;\n\tsec.text_end += w->bias;' \
-	$'\tsec.text_start = max(sec.text_start + w->bias, w->start);\n\tsec.text_end = min(sec.text_end + w->bias, w->end);' \
+	$'\tsec.text_start += text_bias;\n\tsec.text_end += text_bias;' \
+	$'\tsec.text_start = max(sec.text_start + text_bias, w->start);\n\tsec.text_end = min(sec.text_end + text_bias, w->end);' \
 	unwind_user_sframe_dso.9
 # M3: an entry found without a table never looks for one again.
 mutate vma_table_never_again kernel/unwind/sframe_vma.c \
