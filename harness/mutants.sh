@@ -271,7 +271,7 @@ mutate table_no_fallback kernel/unwind/sframe_vma.c \
 # Contract 17: a failure to read the headers is not kept as "no section".
 mutate discover_keeps_fault kernel/unwind/sframe_vma.c \
 	$'sizeof(ehdr)))\n\t\treturn ERR_PTR(-EFAULT);' \
-	$'sizeof(ehdr)))\n\t\treturn SFRAME_VMA_NEVER;' \
+	$'sizeof(ehdr)))\n\t\treturn sframe_vma_none(gen);' \
 	unwind_user_sframe_dso.6
 # A malformed section is dropped for the process that found it, not for
 # the fork()-shared entry.
