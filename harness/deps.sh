@@ -6,7 +6,12 @@
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio qemu-system-x86
       busybox-static ccache python3 python3-ply python3-git gcc-multilib git rsync kmod perl
       linux-perf libdw-dev libtraceevent-dev liblzma-dev libbz2-dev libzstd-dev zlib1g-dev
-      trace-cmd clang-14 libclang-rt-14-dev lld-14 ${EXTRA_PKGS:-}"
+      trace-cmd clang-14 libclang-rt-14-dev lld-14
+      chromium golang-go golang-github-google-pprof-dev python3-protobuf protobuf-compiler
+      ${EXTRA_PKGS:-}"
+# Node.js and npm fetch d3-flame-graph for the main job's report; a machine
+# may have them from elsewhere than Debian's packages.
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 
 missing=
 for p in $PKGS; do
@@ -35,3 +40,16 @@ if [ "$have" != "$PIN_VERSION" ]; then
 	fi
 fi
 log "base: linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12)"
+
+# The report's JavaScript (harness/report/package-lock.json pins it): the
+# flame graph library and d3, from the npm registry, into $BUILD/npm.
+npm_dir=$BUILD/npm
+if ! cmp -s "$REPO/harness/report/package-lock.json" "$npm_dir/package-lock.json" ||
+   [ ! -f "$npm_dir/node_modules/d3-flame-graph/package.json" ]; then
+	mkdir -p "$npm_dir"
+	cp "$REPO/harness/report/package.json" "$REPO/harness/report/package-lock.json" "$npm_dir/"
+	(cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+		die "npm ci in $npm_dir failed"
+	log "npm: d3-flame-graph $(node -p 'require(process.argv[1]).version' \
+		"$npm_dir/node_modules/d3-flame-graph/package.json")"
+fi

@@ -12,7 +12,9 @@
 #    bytes written per sample of each;
 #  - the same demo without frame pointers (SFrame), reading through glibc's
 #    read() wrapper, and Debian's own bash: without and with the SFrame
-#    tables eh2sframe makes from their .eh_frame, loaded by build-id;
+#    tables eh2sframe makes from their .eh_frame, loaded by build-id; a
+#    summary table first, and flame graphs of each mode side by side in
+#    build/main/index.html (d3-flame-graph, opens offline);
 #  - an ftrace instance with userstacktrace_delay: events, their cookies and
 #    the deferred user stacks, frames resolved to symbols here; then the
 #    no-FP demo's read() through glibc, without and with its table;
@@ -33,10 +35,18 @@ mkdir -p "$logs"
 	"$logs/console-main.log" main 600 ||
 	die "the boot failed; see $logs/console-main.log"
 
+# First what it comes to: one line per recording, and the flame graphs of
+# the recordings of code without frame pointers, in one HTML page.
+echo "######## summary: perf's three call-graph modes (complete stacks: see the page)"
+"$REPO/harness/flamegraph.py" "$logs/console-main.log" "$BUILD/main" "$BUILD/npm/node_modules"
+echo "Flame graphs: $BUILD/main/index.html"
+echo
 "$REPO/harness/walk_report.py" "$logs/console-main.log" "$BUILD/progs"
-# perf's part, as the guest printed it.
-sed -n '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' "$logs/console-main.log" |
-	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'
+# perf's part, as the guest printed it; the profiles' stacks are in the page.
+sed -n -e '/^=== BEGIN perf_demo/,/^=== END perf_demo/p' \
+	-e '/^=== BEGIN flame_profiles/,/^=== END flame_profiles/p' "$logs/console-main.log" |
+	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== FOLDED [^E]/,/^=== FOLDED END/d' \
+	    -e '/^=== /d' -e '/^\(TAP version\|1\.\.[0-9]\)/d'
 # ftrace's part: the frames of the static demo resolve by address.
 sed -n '/^=== BEGIN ftrace_demo/,/^=== END ftrace_demo/p' "$logs/console-main.log" |
 	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d' |

@@ -45,7 +45,7 @@ for attempt in 1 2; do
 	timeout --foreground -k 10 "$tmo" \
 		qemu-system-x86_64 -M pc -accel "${ACCEL:-tcg,thread=single}" ${QEMU_EXTRA:-} -cpu max -smp "$smp" -m 1G \
 		-bios /usr/share/qemu/qboot.rom -nographic -no-reboot \
-		-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
+		-kernel "$kernel" -initrd "${INITRD:-$BUILD/initramfs.cpio.gz}" \
 		-append "console=ttyS0 panic=-1 unwind.job=$job $tsc ${KAPPEND:-}" \
 		</dev/null >"$logf" 2>&1
 	rc=$?

@@ -5,7 +5,8 @@
 #   - the exported series: git am onto the pristine base, checkpatch --strict;
 #   - the SFrame reader built in user space: against readelf, KUnit cases
 #     under ASan/UBSan, a bounded libFuzzer run;
-#   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs;
+#   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs,
+#     and the main job's flame graphs from its profiles, checked in chromium;
 #   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
 #   - the race kernel (KCSAN): the concurrency tests (guest/race.list);
 #   - the unpatched base kernel: perf's fallback from fp,defer to fp;
@@ -62,6 +63,14 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 			"$logs/console-$variant.log" "$job" 1800 || true
 		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
 			"$variant." --progs "$BUILD/progs" | record
+		# The main job's flame graphs, from this boot's profiles, as a
+		# browser draws them.
+		[ "$variant" = test ] || continue
+		{ "$REPO/harness/flamegraph.py" "$logs/console-test.log" "$logs/report-test" \
+			"$BUILD/npm/node_modules" >/dev/null &&
+		  "$REPO/harness/flamegraph_check.py" "$logs/report-test" flame. &&
+		  "$REPO/harness/flamegraph_mutants.sh" "$logs/console-test.log" flame.; } 2>&1 |
+			sed '/^\(PASS\|FAIL\) /!s/^/FAIL flame.report: /' | record
 	done
 
 	# The unpatched base kernel: perf fp,defer must fall back to fp there.
