@@ -59,8 +59,11 @@
  *   cb tid=T tracer=I gen=G cookie=X exiting=E walks=W nr=N ips=A,B,...
  * "ret" is what the first request returned, "again" how many of the N-1
  * later ones returned 1 with the same cookie, "gen" counts registrations of a
- * tracer id, "bit" is the core's bit of the tracer at request time (-1 when
- * not registered), "walks" is the task's count of
+ * tracer id (the one the request was made in), "bit" is the core's bit of the
+ * tracer when the record is written (-1 when not registered). A later request
+ * that returned 0 (its tracer was registered again after the first one was
+ * refused) is a request of its own, and gets a record of its own.
+ * "walks" is the task's count of
  * user stack walks so far, "ips" are the first entries of the trace.
  */
 
@@ -142,6 +145,11 @@ struct ut_batch {
 	s8		ret[UT_MAX_TRACERS];		/* first request */
 	u16		again[UT_MAX_TRACERS];		/* later ones that returned 1 */
 	u64		cookie[UT_MAX_TRACERS];
+	u32		gen[UT_MAX_TRACERS];
+	/* The last later request that returned 0, when one did. */
+	bool		renew[UT_MAX_TRACERS];
+	u64		recookie[UT_MAX_TRACERS];
+	u32		regen[UT_MAX_TRACERS];
 	atomic_t	done;
 	struct completion kdone;		/* the kernel thread is done */
 };
@@ -157,16 +165,37 @@ static void ut_log_add(const struct ut_rec *rec)
 }
 
 static void ut_log_req(int id, enum ut_ctx ctx, int ret, int again, u64 cookie,
-		       pid_t tid)
+		       u32 gen, pid_t tid)
 {
 	struct ut_rec rec = {
 		.ctx = ctx, .ret = ret, .again = again, .tracer = id,
-		.cookie = cookie,
-		.gen = READ_ONCE(ut_tracers[id].gen), .tid = tid,
+		.cookie = cookie, .gen = gen, .tid = tid,
 		.bit = READ_ONCE(ut_tracers[id].work.bit),
 	};
 
 	ut_log_add(&rec);
+}
+
+/*
+ * One request of tracer @id, and the registration (generation) it was made
+ * in, read when it was made: the batch is logged later, when a churning
+ * tracer may have been cancelled and registered again. Preemption is off
+ * across both, so a request that found the tracer's bit holds off the
+ * synchronize_rcu() of its cancel, and with it the next registration's
+ * generation bump. ut_register() bumps the generation before
+ * unwind_deferred_init() publishes the bit.
+ */
+static int ut_request_one(int id, u64 *cookie, u32 *gen)
+{
+	int ret;
+
+	preempt_disable();
+	ret = unwind_deferred_request(&ut_tracers[id].work, cookie);
+	/* Pairs with the release of the bit in unwind_deferred_init(). */
+	smp_rmb();
+	*gen = READ_ONCE(ut_tracers[id].gen);
+	preempt_enable();
+	return ret;
 }
 
 /* Each tracer in @mask requests once for the current task; log the results. */
@@ -174,12 +203,13 @@ static void ut_request_each(u64 mask, enum ut_ctx ctx)
 {
 	u64 cookie;
 	int id, ret;
+	u32 gen;
 
 	for (id = 0; id < UT_MAX_TRACERS; id++) {
 		if (!(mask & BIT_ULL(id)))
 			continue;
-		ret = unwind_deferred_request(&ut_tracers[id].work, &cookie);
-		ut_log_req(id, ctx, ret, 0, cookie, current->pid);
+		ret = ut_request_one(id, &cookie, &gen);
+		ut_log_req(id, ctx, ret, 0, cookie, gen, current->pid);
 	}
 }
 
@@ -248,15 +278,26 @@ static void ut_batch_run(struct ut_batch *b)
 	for (id = 0; id < UT_MAX_TRACERS; id++) {
 		if (!(b->mask & BIT_ULL(id)))
 			continue;
-		b->ret[id] = unwind_deferred_request(&ut_tracers[id].work,
-						     &b->cookie[id]);
+		b->ret[id] = ut_request_one(id, &b->cookie[id], &b->gen[id]);
 		for (i = 1; i < b->count; i++) {
 			u64 cookie;
+			u32 gen;
+			int ret = ut_request_one(id, &cookie, &gen);
 
-			if (unwind_deferred_request(&ut_tracers[id].work,
-						    &cookie) == 1 &&
-			    cookie == b->cookie[id])
+			if (ret == 1 && cookie == b->cookie[id]) {
 				b->again[id]++;
+			} else if (!ret) {
+				/*
+				 * The tracer was registered again since the
+				 * first request: the entry's callback is owed
+				 * to this one. An earlier generation's bit was
+				 * scrubbed before this one got its bit, so the
+				 * last such request is the one that counts.
+				 */
+				b->renew[id] = true;
+				b->recookie[id] = cookie;
+				b->regen[id] = gen;
+			}
 		}
 	}
 	atomic_set_release(&b->done, 1);
@@ -266,10 +307,15 @@ static void ut_batch_log(struct ut_batch *b, pid_t tid)
 {
 	int id;
 
-	for (id = 0; id < UT_MAX_TRACERS; id++)
-		if (b->mask & BIT_ULL(id))
-			ut_log_req(id, b->ctx, b->ret[id], b->again[id],
-				   b->cookie[id], tid);
+	for (id = 0; id < UT_MAX_TRACERS; id++) {
+		if (!(b->mask & BIT_ULL(id)))
+			continue;
+		ut_log_req(id, b->ctx, b->ret[id], b->again[id],
+			   b->cookie[id], b->gen[id], tid);
+		if (b->renew[id])
+			ut_log_req(id, b->ctx, 0, 0, b->recookie[id],
+				   b->regen[id], tid);
+	}
 }
 
 /* Spin until @b ran in interrupt context; false on timeout. */
