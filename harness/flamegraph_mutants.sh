@@ -17,14 +17,7 @@ trap 'rm -rf "$work"' EXIT
 # mutant NAME OLD NEW: OLD must occur once in flamegraph.py.
 mutant() {
 	local name=$1 caught
-	python3 - "$REPO/harness/flamegraph.py" "$work/fg.py" "$2" "$3" <<'PY' ||
-import sys
-src, dst, old, new = sys.argv[1:]
-s = open(src).read()
-if s.count(old) != 1:
-    sys.exit(1)
-open(dst, 'w').write(s.replace(old, new))
-PY
+	"$REPO/harness/copy_mutant.py" "$REPO/harness/flamegraph.py" "$work/fg.py" "$2" "$3" ||
 		{ echo "FAIL ${prefix}mutant.$name: pattern not found"; return; }
 	rm -rf "$work/out"
 	if ! python3 "$work/fg.py" "$logf" "$work/out" "$BUILD/npm/node_modules" >/dev/null 2>&1; then

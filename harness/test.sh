@@ -6,7 +6,8 @@
 #   - the SFrame reader built in user space: against readelf, KUnit cases
 #     under ASan/UBSan, a bounded libFuzzer run;
 #   - the test kernel under QEMU: KUnit at boot, the selftests in the initramfs,
-#     and the main job's flame graphs from its profiles, checked in chromium;
+#     the main job's flame graphs from its profiles, checked in chromium, and
+#     the pprof export of its recording, read by go tool pprof;
 #   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
 #   - the race kernel (KCSAN): the concurrency tests (guest/race.list);
 #   - the unpatched base kernel: perf's fallback from fp,defer to fp;
@@ -71,6 +72,10 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 		  "$REPO/harness/flamegraph_check.py" "$logs/report-test" flame. &&
 		  "$REPO/harness/flamegraph_mutants.sh" "$logs/console-test.log" flame.; } 2>&1 |
 			sed '/^\(PASS\|FAIL\) /!s/^/FAIL flame.report: /' | record
+		# The pprof export of this boot's recording, read by go tool pprof
+		# against perf's own report; its mutants, each caught.
+		"$REPO/harness/pprof-check.sh" "$logs/console-test.log" pprof. | record
+		"$REPO/harness/pprof-mutants.sh" "$logs/console-test.log" pprof. | record
 	done
 
 	# The unpatched base kernel: perf fp,defer must fall back to fp there.
