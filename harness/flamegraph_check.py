@@ -210,10 +210,10 @@ def main():
         frames, counts = g
         nested = chain_ok(frames, ['main', 'run'] + ['level'] * 8 + ['leaf'])
         ok, n = reaching(frames, is_read, is_main)
+        found = 'found' if nested else 'not found'
         add('demo.defer_nested', nested and (ok, n) == (counts['complete'], counts['of']),
             'main > run > level x8 > leaf %s; %d of %d stacks in read() reach main(), '
-            'the summary says %d of %d' % ('found' if nested else 'not found',
-                                          ok, n, counts['complete'], counts['of']))
+            'the summary says %d of %d' % (found, ok, n, counts['complete'], counts['of']))
     g = graphs.get(('demo', 'fp'))
     if g:
         frames, counts = g
