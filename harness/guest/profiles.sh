@@ -17,12 +17,13 @@ REC_OPTS=--no-sframe-tables
 
 . /tests/perf_modes.sh
 
-n=0
+# The TAP count is not "n": summary() reads its fields into n.
+tap=0
 check() {	# check NAME CONDITION...
 	name=$1
 	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; fi
+	tap=$((tap + 1))
+	if "$@"; then echo "ok $tap - $name"; else echo "not ok $tap - $name"; fi
 }
 
 # shown FILE: what the host reads of a part run quietly: its summary lines
