@@ -8,8 +8,9 @@ Prints one line per result, "PASS name" or "FAIL name: reason", where names
 are prefixed with PREFIX. Counted:
   - every KUnit test case the kernel ran at boot (KTAP), and a missing
     result against a suite's plan;
-  - every TAP result of every program /init ran, a plan mismatch, a non-zero
-    exit status and a program that never finished;
+  - every TAP result of every program /init ran, a plan mismatch, results
+    not numbered 1..N in order, a non-zero exit status and a program that
+    never finished;
   - a symbol check of the unwind_user_fp frames, when --progs is given;
   - any panic, oops, BUG, WARNING, lockdep or KASAN report in the log, and a
     boot that never reached "=== ALL DONE" (hang or crash).
@@ -83,7 +84,7 @@ def main():
         if line.startswith('=== DMESG'):
             break
         if line.startswith('=== BEGIN '):
-            cur, plan, count = line.split()[2], None, 0
+            cur, plan, count, order = line.split()[2], None, 0, True
             continue
         if cur is None:
             continue
@@ -91,6 +92,8 @@ def main():
             rc = int(line.rsplit('rc=', 1)[1])
             if plan is not None and plan != count:
                 add(cur + '.plan', False, '%d of %d results' % (count, plan))
+            if not order:
+                add(cur + '.numbering', False, 'results not numbered 1, 2, ... in order')
             if plan is None and count == 0:
                 add(cur, False, 'no TAP results')
             elif rc != 0:
@@ -104,6 +107,8 @@ def main():
         m = RESULT.match(line)
         if m and not m.group(1):
             count += 1
+            # Two results under one number hide one of them.
+            order = order and int(m.group(3)) == count
             skip = (m.group(5) or '').upper().startswith('# SKIP')
             add('%s.%s' % (cur, m.group(3)), m.group(2) == 'ok' and not skip,
                 'skipped: ' + m.group(4) if skip else m.group(4))
