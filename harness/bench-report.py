@@ -5,6 +5,8 @@ plot.png in the results directory, and print the table.
 
 Every figure is a median over runs with its spread as [min, max]. Ratios are
 taken run by run (the same run or the same pair of boots) before the median.
+The -icount boot's figures are then compared with docs/bench/budget.txt:
+"REGRESSED NAME: ..." for one more than 1% above its budget.
 """
 import csv
 import glob
@@ -14,16 +16,15 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_budget  # noqa: E402  (the console parsing and the budget, shared with budget-check.py)
+from bench_budget import slope  # noqa: E402
+
 out = sys.argv[1]
 rows = []			# (log, part, {key: value})
 for path in sorted(glob.glob(os.path.join(out, 'console-*.log'))):
     log = os.path.basename(path)[len('console-'):-len('.log')]
-    for line in open(path, errors='replace'):
-        m = re.search(r'@ (\w+) (.*)$', line.rstrip())
-        if not m:
-            continue
-        kv = dict(f.split('=', 1) for f in m.group(2).split() if '=' in f)
-        rows.append((log, m.group(1), kv))
+    rows.extend((log, part, kv) for part, kv in bench_budget.parse_log(path))
 
 with open(os.path.join(out, 'data.csv'), 'w', newline='') as f:
     keys = sorted({k for _, _, kv in rows for k in kv})
@@ -46,16 +47,6 @@ def build(rows, b):
 
 def num(kv, k):
     return float(kv[k])
-
-
-def slope(pts):
-    """Least-squares slope of [(x, y)], or None with fewer than 2 x values."""
-    if len({x for x, _ in pts}) < 2:
-        return None
-    mx = statistics.mean(x for x, _ in pts)
-    my = statistics.mean(y for _, y in pts)
-    return (sum((x - mx) * (y - my) for x, y in pts) /
-            sum((x - mx) ** 2 for x, _ in pts))
 
 
 def stat(vals):
@@ -381,6 +372,43 @@ for log, unit, tag in (('bench', 'wall time under TCG (ns, TSC ticks)', '[wall] 
 p()
 p('Targets:')
 lines.extend('   ' + t for t in targets)
+
+
+def budget():
+    """The -icount boot's figures against docs/bench/budget.txt. Only
+    instruction counts: wall time under TCG moves by far more than the
+    1% a budget allows."""
+    irows = [(part, kv) for lg, part, kv in rows if lg == 'bench-icount']
+    if not irows:
+        return
+    figs = bench_budget.figures(irows)
+    fmt = bench_budget.fmt
+    p()
+    p('Budget (docs/bench/budget.txt; instructions, the -icount boot, median '
+      'of its runs; REGRESSED: more than 1% above):')
+    for name, m, b, excess in bench_budget.compare(figs, bench_budget.read_budget()):
+        if m is None:
+            p('not measured %s (budget %s)' % (name, fmt(name, b)))
+        elif bench_budget.regressed(excess):
+            p('REGRESSED %s: measured %s > budget %s (%+.1f%%)' % (
+                name, fmt(name, m), fmt(name, b), 100 * excess))
+        else:
+            p('within budget %s: measured %s, budget %s (%+.1f%%)' % (
+                name, fmt(name, m), fmt(name, b), 100 * excess))
+    # The test command's check takes the frame-pointer step from depths 8
+    # and 32 alone, against the same budget line: say so if that stops
+    # being the slope over all depths, and the check needs its own line.
+    two = bench_budget.figures(bench_budget.short_rows(irows)).get('fp_step')
+    full = figs.get('fp_step')
+    if two and full and abs(statistics.median(two) / statistics.median(full) - 1) > \
+            bench_budget.TOLERANCE:
+        p('NOTE fp_step: %s between depths 8 and 32 (the test command\'s check) '
+          'against %s over all depths: give the check its own budget line' % (
+              fmt('fp_step', statistics.median(two)),
+              fmt('fp_step', statistics.median(full))))
+
+
+budget()
 
 table = '\n'.join(lines) + '\n'
 open(os.path.join(out, 'table.txt'), 'w').write(table)

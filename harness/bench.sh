@@ -19,7 +19,9 @@
 #    ICOUNT_RUNS times, the profiled demo shortened to 5000 loops (its
 #    figures are deterministic, and TCG is slower with -icount).
 # Writes the console logs, data.csv, table.txt and plot.png to RESULTS_DIR
-# (default: results/DATE-TIME in the repository) and prints the table.
+# (default: results/DATE-TIME in the repository) and prints the table. The
+# table ends with the -icount boot's figures against docs/bench/budget.txt:
+# "REGRESSED NAME: ..." for one more than 1% above its budget.
 # PARTS=NAME,... limits the bench boots to those parts of
 # harness/guest/bench.list (names without "bench_"), for a short look.
 . "$(dirname "$0")/lib.sh"

@@ -8,6 +8,10 @@
 # the profiled demo's loop count from unwind.loops= (default 20000).
 # unwind.parts=NAME,... runs only the parts named (as in bench.list,
 # without "bench_"), for a short look at some of them.
+# unwind.depths=D,... walks only those stack depths on the deliver parts'
+# depth axis (default 8,32,128,480): the test command's budget check
+# (harness/budget-check.py) needs two of them, and every depth costs guest
+# time.
 # Fields are read by word splitting into "set --", on purpose.
 # shellcheck disable=SC2046,SC2086
 P=/tests/perf/perf
@@ -20,11 +24,13 @@ export HOME=/tmp PATH=/tests/perf:$PATH
 runs=5
 loops=20000
 parts=
+depths="8 32 128 480"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	unwind.runs=*) runs=${arg#unwind.runs=} ;;
 	unwind.loops=*) loops=${arg#unwind.loops=} ;;
 	unwind.parts=*) parts=${arg#unwind.parts=} ;;
+	unwind.depths=*) depths=$(echo "${arg#unwind.depths=}" | tr , ' ') ;;
 	esac
 done
 
@@ -108,7 +114,7 @@ deliver() {
 		fi
 		echo "tracers 1" > $B/ctl
 		for r in $(seq "$runs"); do
-			for d in 8 32 128 480; do
+			for d in $depths; do
 				set -- $($prog deliver -d $d -k 1 -n 400)
 				shift
 				echo "@ deliver run=$r axis=depth build=$b $*"
@@ -119,7 +125,7 @@ deliver() {
 		return
 	esac
 	for r in $(seq "$runs"); do
-		for d in 8 32 128 480; do
+		for d in $depths; do
 			echo "tracers 1" > $B/ctl
 			set -- $(unwind_bench deliver -d $d -k 1 -n 400)
 			shift
