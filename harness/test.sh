@@ -10,6 +10,7 @@
 #     the pprof export of its recording, read by go tool pprof;
 #   - the debug kernel (lockdep, atomic-sleep checks, KASAN): the same tests;
 #   - the race kernel (KCSAN): the concurrency tests (guest/race.list);
+#   - the instruction budget: a short -icount boot of the test kernel;
 #   - the unpatched base kernel: perf's fallback from fp,defer to fp;
 #   - KUnit with kunit.py.
 # Every result is a PASS or FAIL line; the last line is "N passed, N failed".
@@ -77,6 +78,17 @@ if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 		"$REPO/harness/pprof-check.sh" "$logs/console-test.log" pprof. | record
 		"$REPO/harness/pprof-mutants.sh" "$logs/console-test.log" pprof. | record
 	done
+
+	# The instruction budget (docs/bench/budget.txt): one short -icount
+	# boot of the bench job's request and deliver parts on the test
+	# kernel. An instruction count is the same in every boot of one
+	# build, so a figure more than 1% above its budget is a failure, not
+	# a flake.
+	if [ "$progs_ok" = 1 ] && ! grep -q '^FAIL build\.test:' "$res"; then
+		"$REPO/harness/budget-boot.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
+			"$logs/console-budget.log" || true
+		"$REPO/harness/budget-check.py" "$logs/console-budget.log" budget. | record
+	fi
 
 	# The unpatched base kernel: perf fp,defer must fall back to fp there.
 	if "$REPO/harness/build-kernel.sh" base 2>"$logs/build-base.err"; then
