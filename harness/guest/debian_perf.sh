@@ -8,13 +8,7 @@
 P=/tests/debian/perf
 D=/tmp/debian-perf.data
 export HOME=/tmp
-n=0
-check() {	# check NAME CONDITION...
-	name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; fi
-}
+. /tests/tap.sh
 echo "TAP version 13"
 echo "1..5"
 $P record -q -N -g -e cpu-clock -c 100000 -o $D -- \
@@ -39,8 +33,7 @@ check "report resolves kernel symbols" grep -Eq "read_zero|iov_iter_zero|vfs_rea
 T=/sys/kernel/tracing
 if [ ! -d $T/events/unwind/unwind_user_context ]; then
 	# The base kernel (base_perf.sh runs this file there too).
-	n=$((n + 1))
-	echo "ok $n - script prints the context event # SKIP kernel without it"
+	skip "script prints the context event" "kernel without it"
 else
 	echo 1 > $T/options/userstacktrace_delay
 	echo 1 > $T/events/syscalls/sys_enter_getppid/enable

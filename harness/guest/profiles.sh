@@ -17,14 +17,7 @@ REC_OPTS=--no-sframe-tables
 
 . /tests/perf_modes.sh
 
-# The TAP count is not "n": summary() reads its fields into n.
-tap=0
-check() {	# check NAME CONDITION...
-	name=$1
-	shift
-	tap=$((tap + 1))
-	if "$@"; then echo "ok $tap - $name"; else echo "not ok $tap - $name"; fi
-}
+. /tests/tap.sh
 
 # shown FILE: what the host reads of a part run quietly: its summary lines
 # and folded stacks.
