@@ -101,7 +101,8 @@ check "every recording folded, each sample once${bad:+ #$bad}" [ -z "$bad" ]
 # What the flame graphs show: fp,defer completes the stacks that fp cuts
 # (at least 95% of the demo's samples in read() and 90% of bash's reach
 # the bottom, as in eh_tables and the README's table), and fp completes
-# none of them.
+# none of the demo's. Not bash's: a sample taken in __libc_start_main
+# itself "reaches" it with no walk at all (one of 1183 did, once).
 # most() OK ALL PERCENT: true when OK is at least PERCENT% of ALL, ALL > 0.
 most() {
 	[ "${2:-0}" -gt 0 ] && [ $(($1 * 100)) -ge $(($2 * $3)) ]
@@ -112,5 +113,5 @@ check "demo fp,defer: $ok of $all stacks in read() reach main()" most "$ok" "$al
 ok=$(summary_field bash fp,defer 9)
 all=$(summary_field bash fp,defer 10)
 check "bash fp,defer: $ok of $all stacks reach __libc_start_main" most "$ok" "$all" 90
-cut=$(($(summary_field demo fp 9) + $(summary_field bash fp 9)))
-check "fp: no stack complete ($cut)" [ "$cut" = 0 ]
+cut=$(summary_field demo fp 9)
+check "demo fp: no stack in read() reaches main() ($cut)" [ "$cut" = 0 ]
