@@ -7,6 +7,7 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio qemu-system-x86
       busybox-static ccache python3 python3-ply python3-git gcc-multilib git rsync kmod perl
       linux-perf libdw-dev libtraceevent-dev liblzma-dev libbz2-dev libzstd-dev zlib1g-dev
       trace-cmd clang-14 libclang-rt-14-dev lld-14
+      libbpf-dev bpftool dwarves
       chromium golang-go golang-github-google-pprof-dev python3-protobuf protobuf-compiler
       ${EXTRA_PKGS:-}"
 # Node.js and npm fetch d3-flame-graph for the main job's report; a machine

@@ -5,6 +5,7 @@
 #include <linux/bits.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/unwind_deferred_types.h>
 #include <linux/unwind_user_types.h>
@@ -46,6 +47,44 @@ struct unwind_work {
 	void			(*release)(struct unwind_work *work);
 };
 
+/**
+ * struct unwind_shared_work - one unwind work shared by a tracer's users
+ * @work: the registered work
+ * @func: its callback
+ * @users: the tracer's users (perf events, BPF programs)
+ * @lock: serialises registration with the delayed release
+ * @registered: @work is registered
+ * @release: unregisters @work a while after the last user went away
+ *
+ * A tracer whose users come and go (perf events, BPF programs) registers
+ * one work for all of them, while it has any: a kernel entry is walked
+ * once for all of them, and with none the exit path costs nothing. The
+ * release is delayed, so that creating and freeing users in a loop does
+ * not register and unregister (text patching on every CPU, two grace
+ * periods, a visit of every thread) each time. Define one with
+ * DEFINE_UNWIND_SHARED_WORK().
+ */
+struct unwind_shared_work {
+	struct unwind_work	work;
+	unwind_callback_t	func;
+	atomic_t		users;
+	struct mutex		lock;		/* registration vs release */
+	bool			registered;
+	struct delayed_work	release;
+};
+
+void unwind_shared_release(struct work_struct *release);
+
+#define DEFINE_UNWIND_SHARED_WORK(name, callback)			\
+	struct unwind_shared_work name = {				\
+		.work		= { .bit = -1 },			\
+		.func		= callback,				\
+		.users		= ATOMIC_INIT(0),			\
+		.lock		= __MUTEX_INITIALIZER(name.lock),	\
+		.release	= __DELAYED_WORK_INITIALIZER(name.release, \
+						unwind_shared_release, 0), \
+	}
+
 /* Bits of union unwind_task_state::mask. */
 #define UNWIND_PENDING_BIT	0	/* the exit work must walk and call */
 #define UNWIND_USED_BIT		1	/* state set during this entry */
@@ -70,6 +109,9 @@ void unwind_deferred_cancel(struct unwind_work *work);
 bool unwind_deferred_cancel_async(struct unwind_work *work,
 				  void (*release)(struct unwind_work *work));
 void unwind_deferred_flush(void);
+
+void unwind_shared_get(struct unwind_shared_work *sw);
+void unwind_shared_put(struct unwind_shared_work *sw);
 
 DECLARE_STATIC_KEY_FALSE(unwind_deferred_enabled);
 void __unwind_reset_info(void);
@@ -168,6 +210,15 @@ unwind_deferred_cancel_async(struct unwind_work *work,
 	return false;
 }
 
+static inline void unwind_shared_get(struct unwind_shared_work *sw) {}
+static inline void unwind_shared_put(struct unwind_shared_work *sw) {}
+
 #endif /* CONFIG_UNWIND_DEFERRED */
+
+#if defined(CONFIG_UNWIND_DEFERRED) && defined(CONFIG_BPF_EVENTS)
+void bpf_unwind_user_put(void);
+#else
+static inline void bpf_unwind_user_put(void) {}
+#endif
 
 #endif /* _LINUX_UNWIND_DEFERRED_H */

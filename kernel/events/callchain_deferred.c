@@ -35,34 +35,16 @@
  */
 #define PERF_DEFERRED_MAX_IPS	((U16_MAX - 256U) / sizeof(u64))
 
+static void perf_callchain_deferred(struct unwind_work *work,
+				    struct unwind_stacktrace *trace, u64 cookie);
+
 /*
  * One unwind work for all of perf: each kernel entry is walked only once.
- * It is registered while at least one event with defer_callchain exists, so
- * that with none the deferred unwinder costs nothing on return to user
- * space.
+ * It is registered while at least one event with defer_callchain exists
+ * (an inherited event counts through its parent), so that with none the
+ * deferred unwinder costs nothing on return to user space.
  */
-static struct unwind_work perf_unwind_work;
-
-/*
- * Events with defer_callchain (an inherited event counts through its
- * parent). While one exists, creating and freeing another only changes this
- * count: perf_defer_mutex is taken on the way up from none, to register, and
- * by the release work.
- */
-static atomic_t perf_defer_users = ATOMIC_INIT(0);
-
-/* Protects perf_defer_registered; serialises registration with release. */
-static DEFINE_MUTEX(perf_defer_mutex);
-static bool perf_defer_registered;
-
-/*
- * Unregistering turns the exit path's static key off (text patching on
- * every CPU), waits for two grace periods and visits every thread, and the
- * next event undoes it. Any user can open and close an event in a loop, so
- * the last event's release is delayed, as perf does for perf_sched_events:
- * at most one unregistration a second, and none while events keep coming.
- */
-#define PERF_DEFER_RELEASE_DELAY	HZ
+static DEFINE_UNWIND_SHARED_WORK(perf_unwind, perf_callchain_deferred);
 
 struct perf_callchain_deferred_event {
 	struct unwind_stacktrace	*trace;
@@ -149,7 +131,7 @@ u64 perf_callchain_defer_request(void)
 {
 	u64 cookie;
 
-	if (unwind_deferred_request(&perf_unwind_work, &cookie) < 0)
+	if (unwind_deferred_request(&perf_unwind.work, &cookie) < 0)
 		return 0;
 	return cookie;
 }
@@ -166,41 +148,8 @@ u64 perf_callchain_defer_request(void)
  */
 void perf_callchain_defer_get(void)
 {
-	/*
-	 * Registered and in use: the release work cannot unregister while
-	 * the count is not zero, and only the locked path below raises it
-	 * from zero.
-	 */
-	if (READ_ONCE(perf_defer_registered) &&
-	    atomic_inc_not_zero(&perf_defer_users))
-		return;
-
-	guard(mutex)(&perf_defer_mutex);
-
-	atomic_inc(&perf_defer_users);
-	if (!perf_defer_registered)
-		WRITE_ONCE(perf_defer_registered,
-			   !unwind_deferred_init(&perf_unwind_work,
-						 perf_callchain_deferred));
+	unwind_shared_get(&perf_unwind);
 }
-
-/*
- * Unregister once the last event is gone, unless a new one came meanwhile.
- * From a workqueue: the cancel waits for grace periods, which closing an
- * event should not, and it must not wait under perf's locks.
- */
-static void perf_callchain_defer_release(struct work_struct *unused)
-{
-	guard(mutex)(&perf_defer_mutex);
-
-	if (atomic_read(&perf_defer_users) || !perf_defer_registered)
-		return;
-	unwind_deferred_cancel(&perf_unwind_work);
-	WRITE_ONCE(perf_defer_registered, false);
-}
-
-static DECLARE_DELAYED_WORK(perf_defer_release_work,
-			    perf_callchain_defer_release);
 
 /**
  * perf_callchain_defer_put - an event with defer_callchain was freed
@@ -211,7 +160,5 @@ static DECLARE_DELAYED_WORK(perf_defer_release_work,
  */
 void perf_callchain_defer_put(void)
 {
-	if (atomic_dec_and_test(&perf_defer_users))
-		schedule_delayed_work(&perf_defer_release_work,
-				      PERF_DEFER_RELEASE_DELAY);
+	unwind_shared_put(&perf_unwind);
 }

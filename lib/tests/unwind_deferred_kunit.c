@@ -151,8 +151,9 @@ static void ud_cookie_format(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lower_32_bits(c1), cpu + 1);
 	KUNIT_EXPECT_EQ(test, lower_32_bits(c2), cpu + 1);
 	KUNIT_EXPECT_TRUE(test, upper_32_bits(c1) & 1);
-	/* The per-CPU counter goes up by 2, wrapping in 32 bits. */
-	KUNIT_EXPECT_EQ(test, upper_32_bits(c2), (u32)(upper_32_bits(c1) + 2));
+	/* The per-CPU counter goes up by 2, wrapping in 31 bits. */
+	KUNIT_EXPECT_EQ(test, upper_32_bits(c2),
+			(upper_32_bits(c1) + 2) & S32_MAX);
 
 	c = kunit_kmalloc_array(test, UD_NR_COOKIES, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -167,12 +168,47 @@ static void ud_cookie_format(struct kunit *test)
 				    "cookie %u", i);
 		KUNIT_ASSERT_TRUE_MSG(test, upper_32_bits(c[i]) & 1,
 				      "cookie %u", i);
+		KUNIT_ASSERT_GT_MSG(test, (s64)c[i], 0, "cookie %u", i);
 	}
 
 	sort(c, UD_NR_COOKIES, sizeof(*c), ud_cmp_u64, NULL);
 	for (i = 1; i < UD_NR_COOKIES; i++)
 		KUNIT_ASSERT_NE_MSG(test, c[i], c[i - 1],
 				    "cookie %#llx handed out twice", c[i]);
+}
+
+/*
+ * Across the counter's wrap the cookie stays positive as an s64 (BPF's
+ * kfunc returns it or a negative errno) and never 0. The counter is set
+ * just below the wrap with IRQs off, so that no request on this CPU takes
+ * a cookie in between, and put back after.
+ */
+static void ud_cookie_wrap(struct kunit *test)
+{
+	static const u32 starts[] = { S32_MAX - 4, U32_MAX - 4 };
+	unsigned long flags;
+	unsigned int i, j;
+	u64 c[4];
+	u32 saved;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		local_irq_save(flags);
+		saved = unwind_cookie_ctr_xchg(starts[i]);
+		for (j = 0; j < ARRAY_SIZE(c); j++)
+			c[j] = unwind_new_cookie();
+		unwind_cookie_ctr_xchg(saved);
+		local_irq_restore(flags);
+
+		for (j = 0; j < ARRAY_SIZE(c); j++) {
+			KUNIT_EXPECT_GT_MSG(test, (s64)c[j], 0,
+					    "start %#x cookie %u: %#llx",
+					    starts[i], j, c[j]);
+			KUNIT_EXPECT_TRUE(test, upper_32_bits(c[j]) & 1);
+		}
+		/* starts[i] + 2 and + 4 are below the wrap, + 6 and + 8 past it. */
+		KUNIT_EXPECT_EQ(test, upper_32_bits(c[1]), S32_MAX);
+		KUNIT_EXPECT_EQ(test, upper_32_bits(c[2]), 1);
+	}
 }
 
 /*
@@ -560,6 +596,7 @@ static void ud_context_attrs(struct kunit *test)
 
 static struct kunit_case unwind_deferred_cases[] = {
 	KUNIT_CASE(ud_cookie_format),
+	KUNIT_CASE(ud_cookie_wrap),
 	KUNIT_CASE(ud_cookie_cpus),
 	KUNIT_CASE(ud_state_transitions),
 	KUNIT_CASE(ud_reset_keeps_pending),

@@ -7,6 +7,7 @@
 
 #include <linux/tracepoint.h>
 #include <linux/unwind_context.h>
+#include <linux/unwind_user_types.h>
 
 /* Numbers, not names, in the format file: tools parse the print format. */
 TRACE_DEFINE_ENUM(UNWIND_CONTEXT_OK);
@@ -77,6 +78,54 @@ TRACE_EVENT(unwind_user_context,
  * memory, seen by whoever may trace the task); a CPU-wide one needs it.
  */
 TRACE_EVENT_FLAGS(unwind_user_context, TRACE_EVENT_FL_CAP_ANY)
+
+/*
+ * The most frames one event records: an event must fit in one page of the
+ * ring buffer. A BPF program attached as tp_btf reads the trace itself and
+ * gets every frame; the recorded event keeps the first ones, and @nr says
+ * how many there were.
+ */
+#define UNWIND_USER_STACK_EVENT_MAX	500
+
+/*
+ * The deferred user stack of a kernel entry in which a BPF program called
+ * bpf_unwind_user_request() (kernel/unwind/bpf.c), emitted once for the
+ * entry, in the task's context, before it returns to user space or while
+ * it exits or execs. @cookie is the value the kfunc returned during that
+ * entry, and the one perf's and ftrace's deferred stacks of the same entry
+ * carry; @nr is the number of frames, innermost first, 0 when the walk
+ * found none. Nothing is emitted for entries in which no BPF program asked.
+ */
+TRACE_EVENT(unwind_user_stack,
+
+	TP_PROTO(u64 cookie, const struct unwind_stacktrace *trace),
+
+	TP_ARGS(cookie, trace),
+
+	TP_STRUCT__entry(
+		__field(u64,		cookie)
+		__field(unsigned int,	nr)
+		__dynamic_array(unsigned long, ips,
+				min_t(unsigned int, trace->nr,
+				      UNWIND_USER_STACK_EVENT_MAX))
+	),
+
+	TP_fast_assign(
+		__entry->cookie = cookie;
+		__entry->nr = trace->nr;
+		memcpy(__get_dynamic_array(ips), trace->entries,
+		       __get_dynamic_array_len(ips));
+	),
+
+	TP_printk("cookie=0x%llx nr=%u ips=%s",
+		  __entry->cookie, __entry->nr,
+		  __print_array(__get_dynamic_array(ips),
+				__get_dynamic_array_len(ips) / sizeof(unsigned long),
+				sizeof(unsigned long)))
+);
+
+/* The task's own addresses, as for unwind_user_context above. */
+TRACE_EVENT_FLAGS(unwind_user_stack, TRACE_EVENT_FL_CAP_ANY)
 
 #endif /* _TRACE_UNWIND_H */
 
