@@ -204,6 +204,11 @@ mutate fixed_cookie kernel/unwind/deferred.c \
 	'new.cookie = old.cookie ?: unwind_new_cookie();' \
 	'new.cookie = old.cookie ?: 0x100000001ULL;' \
 	unwind_deferred.2
+# Issue 32: the cookie stays positive as an s64 across the counter's wrap.
+mutate cookie_bit63 kernel/unwind/deferred.c \
+	'u32 cnt = (this_cpu_add_return(unwind_cookie_ctr, 2) | 1) & S32_MAX;' \
+	'u32 cnt = this_cpu_add_return(unwind_cookie_ctr, 2) | 1;' \
+	kunit.ud_cookie_wrap
 mutate walk_every_time kernel/unwind/deferred.c \
 	'if (!cookie || cache->cookie != cookie) {' 'if (cache) {' \
 	unwind_deferred.7
@@ -356,6 +361,20 @@ check=budget mutate fp_step_slowed kernel/unwind/user.c \
 	$'\t\treturn unwind_user_step(state, &fp_frame, sizeof(u64));' \
 	$'\t\tasm volatile("nop; nop; nop; nop");\n\t\treturn unwind_user_step(state, &fp_frame, sizeof(u64));' \
 	fp_step
+
+# BPF's client (issue 32, kernel/unwind/bpf.c): bpf_unwind 1-10.
+mutate bpf_no_delivery kernel/unwind/bpf.c \
+	$'\ttrace_unwind_user_stack(cookie, trace);\n' '' \
+	bpf_unwind.1
+mutate bpf_wrong_cookie kernel/unwind/bpf.c \
+	$'\t\treturn ret;\n\treturn cookie;' $'\t\treturn ret;\n\treturn cookie + 2;' \
+	bpf_unwind.1
+mutate bpf_never_released kernel/bpf/core.c \
+	$'\tif (aux->unwind_user)\n\t\tbpf_unwind_user_put();\n' '' \
+	bpf_unwind.10
+mutate bpf_release_at_once kernel/unwind/shared.c \
+	$'#define UNWIND_SHARED_RELEASE_DELAY\tHZ' $'#define UNWIND_SHARED_RELEASE_DELAY\t0' \
+	bpf_unwind.10
 
 # perf's client (kernel/events/).
 mutate perf_output_all kernel/events/callchain_deferred.c \
