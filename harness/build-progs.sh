@@ -194,6 +194,25 @@ if [ -f "$st/unwind/unwind_deferred.c" ]; then
 	build unwind_deferred "$st/unwind/unwind_deferred.c" -pthread
 	build unwind_deferred_stress "$st/unwind/unwind_deferred_stress.c" -pthread
 fi
+# BPF's deferred user stacks: the programs (clang, BPF, -mcpu=v3 for the
+# atomics), their libbpf skeleton in the build directory, and beside the
+# frame-pointer chain one built without frame pointers, with SFrame only.
+if [ -f "$st/unwind/bpf_unwind.c" ]; then
+	bd=$BUILD/bpf_unwind
+	mkdir -p "$bd"
+	# shellcheck disable=SC2086
+	{ clang-14 -target bpf -mcpu=v3 -O2 -g -c "$st/unwind/bpf_unwind.bpf.c" \
+		-o "$bd/bpf_unwind.bpf.o" &&
+	  bpftool gen skeleton "$bd/bpf_unwind.bpf.o" >"$bd/bpf_unwind.skel.h" &&
+	  gcc -O2 -g -Wall -Werror -fno-inline -fno-optimize-sibling-calls $sflags \
+		-c "$st/unwind/bpf_unwind_nofp.c" -o "$bd/bpf_unwind_nofp.o" &&
+	  gcc $cflags -I"$bd" -isystem "$hdr/usr/include" -o "$out/bpf_unwind" \
+		"$st/unwind/bpf_unwind.c" "$bd/bpf_unwind_nofp.o" \
+		-l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a; } ||
+		die "building bpf_unwind failed"
+	bs=$(readelf --sframe "$out/bpf_unwind")
+	[[ $bs == *SFRAME_VERSION_* ]] || die "bpf_unwind has no SFrame section"
+fi
 if [ -f "$st/perf_events/deferred_callchain.c" ]; then
 	build deferred_callchain "$st/perf_events/deferred_callchain.c" -pthread \
 		-isystem "$hdr/usr/include"
@@ -482,5 +501,18 @@ if [ -f "$SRC/tools/unwind/Makefile" ]; then
 	make -s -C "$SRC/tools/unwind" OUTPUT="$BUILD/eh2sframe-static/" STATIC=1 \
 		>/dev/null || die "building eh2sframe (static) failed"
 	cp "$BUILD/eh2sframe-static/eh2sframe" "$out/"
+fi
+# The bpf_prof job: the BPF profiler (static, like eh2sframe), where clang
+# and bpftool are, and a program that blocks for known times at known
+# stacks beside one that never blocks.
+build offcpu_demo "$REPO/harness/demo/offcpu_demo.c" -pthread
+if [ -f "$SRC/tools/unwind/unwindprof/Makefile" ]; then
+	if command -v clang-14 >/dev/null && command -v bpftool >/dev/null; then
+		make -s -C "$SRC/tools/unwind/unwindprof" O="$BUILD/unwindprof" \
+			>/dev/null || die "building unwindprof failed"
+		cp "$BUILD/unwindprof/unwindprof" "$out/"
+	else
+		die "unwindprof needs clang-14 and bpftool (harness/deps.sh installs them)"
+	fi
 fi
 log "test programs in $out"

@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# unwindprof (tools/unwind/unwindprof): a BPF profiler whose user stacks
+# come from bpf_unwind_user_request() and the unwind:unwind_user_stack
+# tracepoint. TAP, one line a check:
+#  - its errors: bad options, no privileges;
+#  - on-CPU, the no-FP SFrame demo (main -> run -> level x8 -> leaf ->
+#    its own syscall): the top stack is the demo's exact chain, and as
+#    many of the samples taken inside read() reach main() as with perf's
+#    --call-graph fp,defer in the same boot;
+#  - on-CPU, Debian's bash (no frame pointers, no SFrame, stripped) with
+#    --tables: the stacks reach __libc_start_main (bash's main() has no
+#    symbol);
+#  - off-CPU, offcpu_demo: the time each known stack blocked against what
+#    the demo's timing makes it (N pipe reads paced 20 ms apart by a child,
+#    M nanosleeps of 30 ms, K futex waits woken 10 ms apart), and nothing
+#    for its thread that only spins;
+#  - --span: the OpenTelemetry span of unwind_demo --context as a frame;
+#  - -a -d 1, and -p PID with --tables, on a demo that runs meanwhile.
+U=/tests/bin/unwindprof
+P=/tests/perf/perf
+DEMO=/tests/bin/unwind_demo_sframe
+trap "" PIPE
+export HOME=/tmp PATH=/tests/perf:/tests/bin:$PATH
+
+. /tests/tap.sh
+
+# show FILE [N]: the first N (10) lines of FILE as TAP comments.
+show() {
+	[ -f "$1" ] || { echo "# (no $1)"; return; }
+	head -n "${2:-10}" "$1" | cut -c1-400 | sed 's/^/# /'
+}
+
+# total FILE REGEX: the counts of FILE's folded lines matching REGEX, added.
+total() {
+	[ -f "$1" ] || { echo 0; return; }
+	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
+}
+
+# near GOT BLOCKS WANT: GOT microseconds of BLOCKS blocks are WANT, give
+# or take 15% or 3 ms a block, whichever is more. The profiler measures a
+# block from the switch away to the switch back, the demo around the
+# system call: the entry and the return to user space, where the stack is
+# walked and handed to BPF, count only for the demo (1.6 ms a block under
+# TCG in one run), and on a busy host a vCPU can stall between them. One more
+# tick (4 ms at the test kernel's HZ=250) a block when the kernel keeps
+# time with jiffies (the clocksource watchdog found the TSC unstable on a
+# busy host): then both timestamps are rounded to a tick.
+near() {
+	want=$3
+	slack=$((want * 15 / 100))
+	[ $slack -ge $(($2 * 3000)) ] || slack=$(($2 * 3000))
+	case $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) in
+	*jiffies*) slack=$((slack + $2 * 4000)) ;;
+	esac
+	[ "$1" -ge $((want - slack)) ] && [ "$1" -le $((want + slack)) ]
+}
+
+# at_least OK ALL OK2 ALL2: OK/ALL >= OK2/ALL2, with ALL > 0.
+at_least() {
+	[ "$2" -gt 0 ] && [ $(($1 * ${4:-1})) -ge $(($3 * $2)) ]
+}
+
+echo "TAP version 13"
+echo "1..13"
+
+if [ ! -x $U ]; then
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+		skip "unwindprof $i" "no $U (not built: needs clang-14 and bpftool)"
+	done
+	exit 0
+fi
+
+# ---- errors
+$U -F 0 -a >/tmp/bp-bad.out 2>&1
+rc=$?
+show /tmp/bp-bad.out 1
+bad_ok() {
+	[ $rc = 2 ] && grep -q "bad -F '0'" /tmp/bp-bad.out
+}
+check "bad option: exit status 2 and a message ($rc)" bad_ok
+
+HOME=/tmp /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$U -a -d 1 >/tmp/bp-unpriv.out 2>&1
+rc=$?
+show /tmp/bp-unpriv.out 2
+unpriv_ok() {
+	[ $rc = 1 ] && grep -q 'needs root, or CAP_BPF and CAP_PERFMON' /tmp/bp-unpriv.out
+}
+check "unprivileged: exit status 1, 'needs root, or CAP_BPF and CAP_PERFMON' ($rc)" unpriv_ok
+
+# ---- on-CPU: the SFrame demo, against perf's fp,defer
+DEMO_ARGS="-d 8 -n 1000 -s 1048576"
+COMM=unwind_demo_sfr
+echo "# unwindprof -F 1000 --kernel -o /tmp/bp-demo.txt -- $DEMO $DEMO_ARGS"
+$U -F 1000 --kernel -o /tmp/bp-demo.txt -- $DEMO $DEMO_ARGS >/tmp/bp-demo.out 2>&1
+show /tmp/bp-demo.out 300
+show /tmp/bp-demo.txt 5
+# The user part of each line (kernel frames, "_[k]", taken out), the one
+# with most samples.
+top=$(awk -v comm=$COMM '{
+	n = $NF
+	k = split(substr($0, 1, length($0) - length(n) - 1), f, ";")
+	if (f[1] != comm)
+		next
+	s = f[1]
+	for (i = 2; i <= k; i++)
+		if (f[i] !~ /_\[k\]$/)
+			s = s ";" f[i]
+	c[s] += n
+} END {
+	for (s in c)
+		if (c[s] > best) { best = c[s]; top = s }
+	print top " " best
+}' /tmp/bp-demo.txt)
+echo "# top user stack: $top"
+# From main() on, the demo's chain; before it only libc's
+# __libc_start_call_main (static glibc: the walk ends there, where libc.a's
+# code has no SFrame and no frame pointer).
+want="main;run;level;level;level;level;level;level;level;level;leaf"
+top_ok() {
+	[ "${top% *}" = "$COMM;$want" ] ||
+	[ "${top% *}" = "$COMM;__libc_start_call_main;$want" ]
+}
+check "demo: the top stack is [__libc_start_call_main;]$want" top_ok
+# Complete: a sample inside read() whose user part reaches main(), as
+# perf_modes.sh counts perf's, but "inside read()" is ksys_read() in the
+# kernel part for both: the frame under a leaf such as
+# rep_stos_alternative() (read_zero()) is not always in bpf_get_stack()'s.
+set -- $(awk -v comm=$COMM '
+	index($0, comm ";") == 1 && /;ksys_read_\[k\]/ {
+		all += $NF
+		if ($0 ~ /;main;/)
+			ok += $NF
+	} END { printf "%d %d", ok, all }' /tmp/bp-demo.txt)
+u_ok=${1:-0} u_all=${2:-0}
+# perf, in the same conditions: no table loaded (the demo has its SFrame
+# section, and nothing of it needs one).
+f=/tmp/bp-perf.data
+$P record -q -N --call-graph fp,defer -e cpu-clock -c 100000 --no-sframe-tables \
+	-o $f -- $DEMO $DEMO_ARGS >/tmp/bp-perf.out 2>&1
+show /tmp/bp-perf.out 20
+$P script --no-inline -i $f -F comm,tid,time,ip,sym >$f.txt 2>/dev/null
+set -- $(awk -v comm=$COMM '$1 == comm { s = ""; mine = 1; next }
+	     /^[^\t ]/ { mine = 0 }
+	     /^$/ { if (mine && s ~ / ksys_read\n/) { n++; if (s ~ / main\n/) ok++ }; s = ""; mine = 0; next }
+	     { s = s $0 "\n" }
+	     END { printf "%d %d", ok, n }' $f.txt)
+p_ok=$1 p_all=$2
+echo "# complete (in read(), reaching main()): unwindprof $u_ok of $u_all, perf fp,defer $p_ok of $p_all"
+check "demo: unwindprof's stacks in read() reach main() as often as perf fp,defer's ($u_ok/$u_all >= $p_ok/$p_all)" \
+	at_least "$u_ok" "$u_all" "$p_ok" "$p_all"
+
+# ---- on-CPU: Debian's bash, with the tables eh2sframe loads
+BASH_JOB='f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt 10000 ]; do i=$((i + 1)); done; fi; }; f 10'
+echo "# unwindprof --tables -F 1000 -o /tmp/bp-bash.txt -- /bin/bash -c '...; f 10'"
+$U --tables -F 1000 -o /tmp/bp-bash.txt -- /bin/bash -c "$BASH_JOB" >/tmp/bp-bash.out 2>&1
+show /tmp/bp-bash.out 300
+show /tmp/bp-bash.txt 3
+echo "# cat /dev/sframe_tables (build-id, bytes, mappings using it)"
+sed 's/^/# /' /dev/sframe_tables
+tables_ok() {
+	grep -q 'eh2sframe --load --needed -- /bin/bash' /tmp/bp-bash.out &&
+	[ "$(wc -l < /dev/sframe_tables)" -ge 4 ]
+}
+check "bash: --tables loaded the tables of bash, ld.so, libtinfo, libc" tables_ok
+b_all=$(total /tmp/bp-bash.txt '^bash;')
+b_ok=$(total /tmp/bp-bash.txt '^bash;.*__libc_start_main')
+echo "# bash: $b_ok of $b_all samples reach __libc_start_main"
+check "bash: at least 90% of the stacks reach __libc_start_main ($b_ok of $b_all)" \
+	at_least "$b_ok" "$b_all" 90 100
+for id in $(awk '{ print $1 }' /dev/sframe_tables); do
+	echo "remove $id" > /dev/sframe_tables
+done
+
+# ---- off-CPU
+N=10 M=10 K=10
+echo "# unwindprof --off-cpu -o /tmp/bp-off.txt -- offcpu_demo -n $N -m $M -k $K"
+$U --off-cpu -o /tmp/bp-off.txt -- /tests/bin/offcpu_demo -n $N -m $M -k $K \
+	>/tmp/bp-off.out 2>&1
+show /tmp/bp-off.out 300
+show /tmp/bp-off.txt 12
+echo "# clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+pipe_us=$(total /tmp/bp-off.txt '^offcpu_demo;.*;main;pipe_phase;pipe_wait [0-9]+$')
+sleep_us=$(total /tmp/bp-off.txt '^offcpu_demo;.*;main;sleep_phase;sleep_wait [0-9]+$')
+futex_us=$(total /tmp/bp-off.txt '^offcpu_demo;.*;main;futex_phase;futex_block [0-9]+$')
+busy_us=$(total /tmp/bp-off.txt 'busy_spin')
+# The demo's own measure of each kind of wait (around the call).
+set -- $(sed -n 's/^offcpu_demo: us in pipe_wait \([0-9]*\) sleep_wait \([0-9]*\) futex_block \([0-9]*\)$/\1 \2 \3/p' /tmp/bp-off.out)
+d_pipe=${1:-0} d_sleep=${2:-0} d_futex=${3:-0}
+# like GOT BLOCKS MS MEASURED: GOT is MEASURED (see near()), and MEASURED is
+# at least 80% of BLOCKS x MS (the blocking happened as the demo times it;
+# a busy host makes it longer, never shorter).
+like() {
+	near "$1" "$2" "$4" && [ $(($4 * 10)) -ge $(($2 * $3 * 8000)) ]
+}
+check "off-CPU: main;pipe_phase;pipe_wait blocked $pipe_us us; the demo measured $d_pipe, for $N x 20 ms" \
+	like "$pipe_us" $N 20 "$d_pipe"
+check "off-CPU: main;sleep_phase;sleep_wait blocked $sleep_us us; the demo measured $d_sleep, for $M x 30 ms" \
+	like "$sleep_us" $M 30 "$d_sleep"
+check "off-CPU: main;futex_phase;futex_block blocked $futex_us us; the demo measured $d_futex, for $K x 10 ms" \
+	like "$futex_us" $K 10 "$d_futex"
+check "off-CPU: the spinning thread (busy_spin) blocked 0 us ($busy_us)" [ "$busy_us" = 0 ]
+
+# ---- --span: unwind_demo --context's spans (every fourth record invalid)
+echo "# unwindprof --span -F 1000 -o /tmp/bp-span.txt -- unwind_demo --context 20000"
+$U --span -F 1000 -o /tmp/bp-span.txt -- /tests/bin/unwind_demo --context 20000 \
+	>/tmp/bp-span.out 2>&1
+show /tmp/bp-span.out 300
+show /tmp/bp-span.txt 5
+s_all=$(total /tmp/bp-span.txt '^unwind_demo;')
+s_span=$(total /tmp/bp-span.txt '^unwind_demo;span:[0-9a-f]{16};')
+check "--span: samples with the thread's span as outermost frame ($s_span of $s_all)" \
+	[ "$s_span" -gt 0 ]
+
+# ---- -a and -p PID, for a second each, while the demo runs (about 15 s
+# of reads; it is killed after)
+$DEMO -d 8 -n 40000 -s 1048576 >/dev/null 2>&1 &
+demo=$!
+echo "# unwindprof -a -d 1 -v -o /tmp/bp-all.txt"
+$U -a -d 1 -F 1000 -v -o /tmp/bp-all.txt >/tmp/bp-all.out 2>&1
+grep -v '^libbpf:' /tmp/bp-all.out >/tmp/bp-all.out2
+show /tmp/bp-all.out2 20
+show /tmp/bp-all.txt 3
+echo "# unwindprof -p $demo --tables -d 1 -o /tmp/bp-pid.txt"
+$U -p $demo --tables -d 1 -F 1000 -o /tmp/bp-pid.txt >/tmp/bp-pid.out 2>&1
+show /tmp/bp-pid.out 20
+show /tmp/bp-pid.txt 2
+kill $demo 2>/dev/null
+wait $demo 2>/dev/null
+a_ok=$(total /tmp/bp-all.txt "^$COMM;.*;main;run;level;")
+check "-a: the demo's samples among all tasks' ($a_ok reach main;run;level)" [ "$a_ok" -gt 0 ]
+p_all=$(total /tmp/bp-pid.txt .)
+p_ok=$(total /tmp/bp-pid.txt "^$COMM;.*;main;run;level;")
+pid_ok() {
+	grep -q "eh2sframe --load --pid $demo" /tmp/bp-pid.out &&
+	at_least "$p_ok" "$p_all" 90 100
+}
+check "-p PID --tables: eh2sframe --load --pid ran, and $p_ok of $p_all samples reach main;run;level" pid_ok

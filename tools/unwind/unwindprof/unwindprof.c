@@ -1,0 +1,1171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwindprof: an on-CPU and off-CPU profiler whose user stacks come from
+ * the kernel's deferred unwinder (bpf_unwind_user_request() and the
+ * unwind:unwind_user_stack tracepoint), so that code without frame
+ * pointers is walked through its SFrame section or a table eh2sframe
+ * loaded from its .eh_frame.
+ *
+ *   unwindprof [-F HZ] [-p PID | -a] [--off-cpu] [--kernel] [--span]
+ *              [--tables] [-d SECONDS] [-o FILE] [-v] [-- COMMAND ARGS...]
+ *
+ * A sample (or a blocked interval) only carries the cookie of the kernel
+ * entry it was taken in; the stack of that entry comes later, once, when
+ * the task returns to user space. So the samples of an entry wait here,
+ * by (tid, cookie), until their stack arrives. The stack is symbolized as
+ * soon as it arrives, while the process still has the mappings it was
+ * taken in.
+ *
+ * Output: collapsed stacks, "comm;outermost;...;innermost COUNT", most
+ * first; COUNT is samples, or with --off-cpu microseconds blocked. A
+ * summary goes to stderr.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <elfutils/libdwfl.h>
+
+#include "unwindprof.h"
+#include "unwindprof.skel.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+
+#define KFUNC_NAME	"bpf_unwind_user_request"
+#define HELPER		"eh2sframe"
+
+static struct {
+	int hz;
+	pid_t pid;
+	bool all;
+	bool off_cpu;
+	bool kernel;
+	bool span;
+	bool tables;
+	bool verbose;
+	double duration;
+	const char *out;
+	char **cmd;
+} opt = { .hz = 99 };
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: unwindprof [-F HZ] [-p PID | -a] [--off-cpu] [--kernel] [--span]\n"
+		"                  [--tables] [-d SECONDS] [-o FILE] [-v] [-- COMMAND ARGS...]\n"
+		"  -F HZ        on-CPU samples per second and CPU (default 99)\n"
+		"  -p PID       profile process PID\n"
+		"  -a           profile every user task\n"
+		"  --off-cpu    profile time blocked (microseconds) instead of samples\n"
+		"  --kernel     add the kernel stack of on-CPU samples (from /proc/kallsyms)\n"
+		"  --span       add the thread's OpenTelemetry span as the outermost frame\n"
+		"  --tables     as root, load eh2sframe's tables for the target first\n"
+		"  -d SECONDS   stop after SECONDS (default: when COMMAND ends, or on ^C)\n"
+		"  -o FILE      write the collapsed stacks to FILE (default stdout)\n"
+		"  -v           show libbpf's messages\n");
+}
+
+/* ---- strings and hash tables ---- */
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV_BASIS	0xcbf29ce484222325ULL
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s) {
+			perror("unwindprof");
+			exit(1);
+		}
+	}
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+/* The output: one count per distinct folded stack. */
+struct folded {
+	struct folded *next;
+	uint64_t count;
+	char *stack;
+};
+
+#define FOLD_BUCKETS	65536
+static struct folded *folds[FOLD_BUCKETS];
+static size_t nr_folds;
+
+static void fold_add(const char *stack, uint64_t w)
+{
+	uint64_t h = hash_bytes(stack, strlen(stack), FNV_BASIS) % FOLD_BUCKETS;
+	struct folded *f;
+
+	for (f = folds[h]; f; f = f->next)
+		if (!strcmp(f->stack, stack)) {
+			f->count += w;
+			return;
+		}
+	f = calloc(1, sizeof(*f));
+	if (f)
+		f->stack = strdup(stack);
+	if (!f || !f->stack) {
+		perror("unwindprof");
+		exit(1);
+	}
+	f->count = w;
+	f->next = folds[h];
+	folds[h] = f;
+	nr_folds++;
+}
+
+/*
+ * The samples of one kernel entry, waiting for its stack. With --kernel
+ * each sample keeps its own kernel part (already symbolized: the stack may
+ * come much later); without, they add up.
+ */
+struct ksample {
+	char *kstack;		/* "outer;...;inner", or NULL */
+	uint64_t weight;
+};
+
+struct pending {
+	struct pending *next;
+	uint32_t tid;
+	uint64_t cookie;
+	uint64_t samples;	/* records joined or waiting */
+	struct ksample *ks;
+	size_t nr_ks, cap_ks;
+	char span[24];		/* "span:" and 16 hex digits, or "" */
+};
+
+#define PEND_BUCKETS	16384
+static struct pending *pend[PEND_BUCKETS];
+
+static struct pending **pend_slot(uint32_t tid, uint64_t cookie)
+{
+	uint64_t h = hash_bytes(&tid, sizeof(tid), FNV_BASIS);
+	struct pending **pp;
+
+	h = hash_bytes(&cookie, sizeof(cookie), h) % PEND_BUCKETS;
+	for (pp = &pend[h]; *pp; pp = &(*pp)->next)
+		if ((*pp)->tid == tid && (*pp)->cookie == cookie)
+			break;
+	return pp;
+}
+
+static struct pending *pend_get(uint32_t tid, uint64_t cookie)
+{
+	struct pending **pp = pend_slot(tid, cookie);
+
+	if (!*pp) {
+		*pp = calloc(1, sizeof(**pp));
+		if (!*pp) {
+			perror("unwindprof");
+			exit(1);
+		}
+		(*pp)->tid = tid;
+		(*pp)->cookie = cookie;
+	}
+	return *pp;
+}
+
+static void pend_add(struct pending *p, char *kstack, uint64_t w)
+{
+	size_t i;
+
+	p->samples++;
+	for (i = 0; i < p->nr_ks; i++) {
+		struct ksample *k = &p->ks[i];
+
+		if ((!k->kstack && !kstack) ||
+		    (k->kstack && kstack && !strcmp(k->kstack, kstack))) {
+			k->weight += w;
+			free(kstack);
+			return;
+		}
+	}
+	if (p->nr_ks == p->cap_ks) {
+		p->cap_ks = p->cap_ks ? 2 * p->cap_ks : 2;
+		p->ks = realloc(p->ks, p->cap_ks * sizeof(*p->ks));
+		if (!p->ks) {
+			perror("unwindprof");
+			exit(1);
+		}
+	}
+	p->ks[p->nr_ks].kstack = kstack;
+	p->ks[p->nr_ks++].weight = w;
+}
+
+static void pend_free(struct pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_ks; i++)
+		free(p->ks[i].kstack);
+	free(p->ks);
+	free(p);
+}
+
+/* ---- symbols ---- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+static struct ksym *ksyms;
+static size_t nr_ksyms;
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int load_kallsyms(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!addr || !strchr("tTwW", type))
+			continue;
+		if (nr_ksyms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
+			if (!ksyms)
+				return -ENOMEM;
+		}
+		ksyms[nr_ksyms].addr = addr;
+		ksyms[nr_ksyms++].name = strdup(name);
+	}
+	fclose(f);
+	qsort(ksyms, nr_ksyms, sizeof(*ksyms), ksym_cmp);
+	/* All zero: kptr_restrict hid them. */
+	return nr_ksyms ? 0 : -EPERM;
+}
+
+static const char *ksym_name(uint64_t addr)
+{
+	size_t lo = 0, hi = nr_ksyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? ksyms[lo - 1].name : "[unknown]";
+}
+
+/* The kernel frames of a sample, outermost first, each marked "_[k]". */
+static char *kstack_string(const unsigned long long *ips, unsigned int nr)
+{
+	struct sbuf b = { 0 };
+	int i;
+
+	for (i = nr - 1; i >= 0; i--) {
+		if (b.len)
+			sb_add(&b, ";");
+		sb_add(&b, ksym_name(ips[i]));
+		sb_add(&b, "_[k]");
+	}
+	return b.s;
+}
+
+/*
+ * One libdwfl session per process, kept while it runs: reporting its
+ * mappings reads /proc/PID/maps and opens every file, too much for every
+ * stack. An address outside every module reported (a library dlopen()ed
+ * since) makes it report them again, once per stack.
+ */
+struct sym {
+	struct sym *next;
+	uint64_t addr;
+	char *name;
+};
+
+#define SYM_BUCKETS	4096
+
+/*
+ * The names of a process's addresses, as symbolized: a profile has few
+ * distinct return addresses, and libdwfl's lookup is the most of our
+ * time (under TCG it was slow enough to fall behind the samples).
+ */
+struct proc {
+	struct proc *next;
+	pid_t pid;
+	Dwfl *dwfl;
+	struct sym *syms[SYM_BUCKETS];
+};
+
+static void syms_clear(struct proc *p)
+{
+	struct sym *s, *next;
+	int i;
+
+	for (i = 0; i < SYM_BUCKETS; i++) {
+		for (s = p->syms[i]; s; s = next) {
+			next = s->next;
+			free(s->name);
+			free(s);
+		}
+		p->syms[i] = NULL;
+	}
+}
+
+static struct proc *procs;
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int proc_report(struct proc *p)
+{
+	int err;
+
+	/* Modules may have gone (dlclose()) as others came. */
+	syms_clear(p);
+	dwfl_report_begin(p->dwfl);
+	err = dwfl_linux_proc_report(p->dwfl, p->pid);
+	if (dwfl_report_end(p->dwfl, NULL, NULL))
+		return -1;
+	return err ? -1 : 0;
+}
+
+static struct proc *proc_get(pid_t pid)
+{
+	struct proc *p;
+
+	for (p = procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->dwfl = dwfl_begin(&proc_callbacks);
+	if (!p->dwfl) {
+		free(p);
+		return NULL;
+	}
+	proc_report(p);
+	p->next = procs;
+	procs = p;
+	return p;
+}
+
+/* After an exec, the old mappings say nothing of the new image. */
+static void proc_forget(pid_t pid)
+{
+	struct proc **pp, *p;
+
+	for (pp = &procs; *pp; pp = &(*pp)->next)
+		if ((*pp)->pid == pid) {
+			p = *pp;
+			*pp = p->next;
+			syms_clear(p);
+			dwfl_end(p->dwfl);
+			free(p);
+			return;
+		}
+}
+
+static void user_frame_lookup(struct sbuf *b, struct proc *p, uint64_t addr,
+			      bool *reported)
+{
+	Dwfl_Module *mod = NULL;
+	const char *name, *mname;
+	Dwarf_Addr start, end;
+	char buf[64];
+
+	if (p) {
+		mod = dwfl_addrmodule(p->dwfl, addr);
+		if (!mod && !*reported) {
+			*reported = true;
+			if (!proc_report(p))
+				mod = dwfl_addrmodule(p->dwfl, addr);
+		}
+	}
+	mname = mod ? dwfl_module_info(mod, NULL, &start, &end, NULL, NULL,
+				       NULL, NULL) : NULL;
+	if (!mod || addr < start || addr >= end) {
+		sb_add(b, "[unknown]");
+		return;
+	}
+	name = dwfl_module_addrname(mod, addr);
+	if (name) {
+		/* ";" separates frames in the folded format. */
+		if (!strchr(name, ';')) {
+			sb_add(b, name);
+			return;
+		}
+	}
+	if (mname && strrchr(mname, '/'))
+		mname = strrchr(mname, '/') + 1;
+	snprintf(buf, sizeof(buf), "+0x%" PRIx64, (uint64_t)(addr - start));
+	sb_add(b, mname ? mname : "[unknown]");
+	sb_add(b, buf);
+}
+
+/*
+ * An unresolved address is not cached: it may be in a library that a
+ * later report finds.
+ */
+static void user_frame(struct sbuf *b, struct proc *p, uint64_t addr,
+		       bool *reported)
+{
+	uint64_t h = hash_bytes(&addr, sizeof(addr), FNV_BASIS) % SYM_BUCKETS;
+	struct sbuf name = { 0 };
+	struct sym *s;
+
+	if (!p) {
+		sb_add(b, "[unknown]");
+		return;
+	}
+	for (s = p->syms[h]; s; s = s->next)
+		if (s->addr == addr) {
+			sb_add(b, s->name);
+			return;
+		}
+	user_frame_lookup(&name, p, addr, reported);
+	sb_add(b, name.s);
+	if (!strcmp(name.s, "[unknown]")) {
+		free(name.s);
+		return;
+	}
+	s = malloc(sizeof(*s));
+	if (!s) {
+		free(name.s);
+		return;
+	}
+	s->addr = addr;
+	s->name = name.s;
+	s->next = p->syms[h];
+	p->syms[h] = s;
+}
+
+/* ---- events ---- */
+
+static struct {
+	uint64_t samples, offcpu, stacks, joined, unmatched_stacks;
+	uint64_t frames, ctxs;
+} st;
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct up_hdr *h = data;
+	struct pending **pp, *p;
+	struct sbuf b = { 0 };
+	bool reported = false;
+	struct proc *proc;
+	size_t i;
+	int f;
+
+	if (size < sizeof(*h))
+		return 0;
+	switch (h->kind) {
+	case UP_SAMPLE: {
+		const struct up_sample *s = data;
+		char *k = NULL;
+
+		st.samples++;
+		if (opt.kernel && h->nr && size >= sizeof(*h) + h->nr * 8)
+			k = kstack_string(s->kframes, h->nr);
+		pend_add(pend_get(h->tid, h->cookie), k, 1);
+		break;
+	}
+	case UP_OFFCPU:
+		st.offcpu++;
+		pend_add(pend_get(h->tid, h->cookie), NULL, h->weight);
+		break;
+	case UP_CTX: {
+		const struct up_ctx *c = data;
+
+		st.ctxs++;
+		p = pend_get(h->tid, h->cookie);
+		/* Status 0: a whole, valid record. */
+		if (!h->weight)
+			snprintf(p->span, sizeof(p->span),
+				 "span:%02x%02x%02x%02x%02x%02x%02x%02x",
+				 c->span_id[0], c->span_id[1], c->span_id[2],
+				 c->span_id[3], c->span_id[4], c->span_id[5],
+				 c->span_id[6], c->span_id[7]);
+		break;
+	}
+	case UP_EXEC:
+		proc_forget(h->pid);
+		break;
+	case UP_STACK: {
+		const struct up_stack *s = data;
+		unsigned int nr = h->nr;
+
+		st.stacks++;
+		st.frames += nr;
+		pp = pend_slot(h->tid, h->cookie);
+		p = *pp;
+		/* No sample of ours: another tool's request, or a lost sample. */
+		if (!p || !p->samples) {
+			st.unmatched_stacks++;
+			if (p) {
+				*pp = p->next;
+				pend_free(p);
+			}
+			break;
+		}
+		*pp = p->next;
+		if (size < sizeof(*h) + (size_t)nr * 8)
+			nr = 0;
+		sb_add(&b, h->comm);
+		if (opt.span && p->span[0]) {
+			sb_add(&b, ";");
+			sb_add(&b, p->span);
+		}
+		proc = nr ? proc_get(h->pid) : NULL;
+		if (!nr)
+			sb_add(&b, ";[unknown]");
+		/*
+		 * Outermost first. Every frame but the innermost is a return
+		 * address: the call is the instruction before it, which may
+		 * be the last of its function.
+		 */
+		for (f = nr - 1; f >= 0; f--) {
+			sb_add(&b, ";");
+			user_frame(&b, proc, s->frames[f] - (f > 0), &reported);
+		}
+		for (i = 0; i < p->nr_ks; i++) {
+			size_t len = b.len;
+
+			if (p->ks[i].kstack) {
+				sb_add(&b, ";");
+				sb_add(&b, p->ks[i].kstack);
+			}
+			fold_add(b.s, p->ks[i].weight);
+			b.len = len;
+			b.s[len] = '\0';
+		}
+		st.joined += p->samples;
+		pend_free(p);
+		free(b.s);
+		break;
+	}
+	}
+	return 0;
+}
+
+/* ---- setup ---- */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !opt.verbose)
+		return 0;
+	if (level == LIBBPF_INFO && !opt.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool cap_effective(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1U << (cap % 32));
+}
+
+static bool has_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (!geteuid())
+		return true;
+	if (syscall(SYS_capget, &hdr, d))
+		return false;
+	return cap_effective(d, CAP_SYS_ADMIN) ||
+	       (cap_effective(d, CAP_BPF) && cap_effective(d, CAP_PERFMON));
+}
+
+/* The kfunc is in the kernel's BTF only with the series (and BTF). */
+static int check_kfunc(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id;
+
+	if (!btf) {
+		fprintf(stderr,
+			"unwindprof: kernel lacks %s (needs the deferred unwind series with BTF): no kernel BTF\n",
+			KFUNC_NAME);
+		return -1;
+	}
+	id = btf__find_by_name_kind(btf, KFUNC_NAME, BTF_KIND_FUNC);
+	btf__free(btf);
+	if (id < 0) {
+		fprintf(stderr,
+			"unwindprof: kernel lacks %s (needs the deferred unwind series with BTF)\n",
+			KFUNC_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * eh2sframe next to this binary, else in an absolute PATH directory.
+ * Run as root, so only a file that root or we own and nobody else may
+ * write: the rule eh2sframe applies to the files it converts.
+ */
+static bool helper_ok(const char *path)
+{
+	struct stat s;
+
+	return !stat(path, &s) && S_ISREG(s.st_mode) && !access(path, X_OK) &&
+	       (!s.st_uid || s.st_uid == getuid()) && !(s.st_mode & 0022);
+}
+
+static char *find_helper(void)
+{
+	char self[PATH_MAX], *slash, *path, *dir, *save = NULL, *found = NULL;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash && asprintf(&found, "%.*s/%s", (int)(slash - self),
+				      self, HELPER) > 0) {
+			if (helper_ok(found))
+				return found;
+			free(found);
+		}
+	}
+	found = NULL;
+	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	for (dir = path ? strtok_r(path, ":", &save) : NULL; dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		if (*dir != '/')
+			continue;
+		if (asprintf(&found, "%s/%s", dir, HELPER) < 0) {
+			found = NULL;
+			break;
+		}
+		if (helper_ok(found))
+			break;
+		free(found);
+		found = NULL;
+	}
+	free(path);
+	return found;
+}
+
+/*
+ * --tables: what eh2sframe loads for the target, its output on stderr
+ * (stdout may be the profile). A COMMAND is not running yet: its program
+ * and the libraries it needs, as perf record does; -p: the files the
+ * process maps; -a: those every process maps.
+ */
+static void load_tables(void)
+{
+	const char *argv[8];
+	char pidbuf[16], *helper;
+	int argc = 0, status;
+	pid_t child;
+
+	if (geteuid()) {
+		fprintf(stderr,
+			"unwindprof: --tables: SFrame tables not loaded: loading them needs root (run '%s --load' as root first)\n",
+			HELPER);
+		return;
+	}
+	helper = find_helper();
+	if (!helper) {
+		fprintf(stderr,
+			"unwindprof: --tables: SFrame tables not loaded: no %s next to unwindprof or in an absolute PATH directory\n",
+			HELPER);
+		return;
+	}
+	argv[argc++] = helper;
+	argv[argc++] = "--load";
+	if (opt.pid) {
+		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)opt.pid);
+		argv[argc++] = "--pid";
+		argv[argc++] = pidbuf;
+	} else if (opt.cmd) {
+		argv[argc++] = "--needed";
+		argv[argc++] = "--";
+		argv[argc++] = opt.cmd[0];
+	} else {
+		argv[argc++] = "--all";
+	}
+	argv[argc] = NULL;
+	fprintf(stderr, "unwindprof: --tables: %s --load %s%s\n", helper,
+		opt.pid ? "--pid " : opt.cmd ? "--needed -- " : "--all",
+		opt.pid ? pidbuf : opt.cmd ? opt.cmd[0] : "");
+	fflush(stderr);
+	child = fork();
+	if (child < 0) {
+		perror("unwindprof: fork");
+		free(helper);
+		return;
+	}
+	if (!child) {
+		dup2(2, 1);
+		execv(helper, (char **)argv);
+		perror(helper);
+		_exit(127);
+	}
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		fprintf(stderr,
+			"unwindprof: --tables: %s failed (status 0x%x): stacks may be cut where there is no table\n",
+			HELPER, status);
+	free(helper);
+}
+
+/*
+ * The COMMAND, forked now but held before its exec until the filter has
+ * its pid and the programs are attached: its first instructions are
+ * profiled too. It waits on a pipe; closing it without a byte cancels.
+ */
+static pid_t start_command(int *go)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		perror("unwindprof: pipe");
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("unwindprof: fork");
+		return -1;
+	}
+	if (!pid) {
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(opt.cmd[0], opt.cmd);
+		fprintf(stderr, "unwindprof: %s: %s\n", opt.cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+static int open_sampling(struct unwindprof *skel, struct bpf_link ***links, int *nr)
+{
+	int cpus = libbpf_num_possible_cpus(), cpu, fd, opened = 0;
+	struct perf_event_attr attr;
+
+	if (cpus <= 0)
+		return -1;
+	*links = calloc(cpus, sizeof(**links));
+	if (!*links)
+		return -1;
+	*nr = cpus;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.freq = 1;
+	attr.sample_freq = opt.hz;
+	for (cpu = 0; cpu < cpus; cpu++) {
+		fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV)	/* possible, not online */
+				continue;
+			fprintf(stderr, "unwindprof: perf_event_open on CPU %d: %s\n",
+				cpu, strerror(errno));
+			return -1;
+		}
+		(*links)[cpu] = bpf_program__attach_perf_event(skel->progs.on_sample, fd);
+		if (!(*links)[cpu]) {
+			fprintf(stderr, "unwindprof: attaching to CPU %d's clock: %s\n",
+				cpu, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		opened++;
+	}
+	return opened ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	enum { O_OFFCPU = 256, O_KERNEL, O_SPAN, O_TABLES };
+	static const struct option longopts[] = {
+		{ "freq",	required_argument, NULL, 'F' },
+		{ "pid",	required_argument, NULL, 'p' },
+		{ "all",	no_argument,	   NULL, 'a' },
+		{ "duration",	required_argument, NULL, 'd' },
+		{ "output",	required_argument, NULL, 'o' },
+		{ "verbose",	no_argument,	   NULL, 'v' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ "off-cpu",	no_argument,	   NULL, O_OFFCPU },
+		{ "kernel",	no_argument,	   NULL, O_KERNEL },
+		{ "span",	no_argument,	   NULL, O_SPAN },
+		{ "tables",	no_argument,	   NULL, O_TABLES },
+		{ }
+	};
+	char *end;
+	long v;
+	int c;
+
+	/* "+": options end at the COMMAND, whose own options are its own. */
+	while ((c = getopt_long(argc, argv, "+F:p:ad:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 100000) {
+				fprintf(stderr,
+					"unwindprof: bad -F '%s': 1 to 100000 samples a second\n",
+					optarg);
+				return -1;
+			}
+			opt.hz = v;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > INT_MAX) {
+				fprintf(stderr, "unwindprof: bad -p '%s': a process id\n", optarg);
+				return -1;
+			}
+			opt.pid = v;
+			break;
+		case 'a':
+			opt.all = true;
+			break;
+		case 'd':
+			opt.duration = strtod(optarg, &end);
+			if (*end || !(opt.duration > 0)) {
+				fprintf(stderr,
+					"unwindprof: bad -d '%s': seconds, more than 0\n", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			opt.out = optarg;
+			break;
+		case 'v':
+			opt.verbose = true;
+			break;
+		case O_OFFCPU:
+			opt.off_cpu = true;
+			break;
+		case O_KERNEL:
+			opt.kernel = true;
+			break;
+		case O_SPAN:
+			opt.span = true;
+			break;
+		case O_TABLES:
+			opt.tables = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		opt.cmd = argv + optind;
+	if (opt.pid && opt.all) {
+		fprintf(stderr, "unwindprof: -p and -a exclude each other\n");
+		return -1;
+	}
+	if (opt.pid && opt.cmd) {
+		fprintf(stderr,
+			"unwindprof: -p and a COMMAND exclude each other (use -d to stop)\n");
+		return -1;
+	}
+	if (!opt.pid && !opt.all && !opt.cmd) {
+		fprintf(stderr, "unwindprof: nothing to profile: give -p PID, -a or a COMMAND\n");
+		usage(stderr);
+		return -1;
+	}
+	if (opt.kernel && opt.off_cpu) {
+		fprintf(stderr, "unwindprof: --kernel applies to on-CPU samples only\n");
+		return -1;
+	}
+	if (opt.pid && kill(opt.pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "unwindprof: no process %d\n", (int)opt.pid);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	const struct folded *x = *(struct folded * const *)a;
+	const struct folded *y = *(struct folded * const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->stack, y->stack);
+}
+
+static int write_output(void)
+{
+	struct folded **all, *f;
+	FILE *out = stdout;
+	size_t i, n = 0;
+
+	if (opt.out) {
+		out = fopen(opt.out, "w");
+		if (!out) {
+			fprintf(stderr, "unwindprof: %s: %s\n", opt.out, strerror(errno));
+			return -1;
+		}
+	}
+	all = calloc(nr_folds + 1, sizeof(*all));
+	if (!all)
+		return -1;
+	for (i = 0; i < FOLD_BUCKETS; i++)
+		for (f = folds[i]; f; f = f->next)
+			all[n++] = f;
+	/* Off-CPU: microseconds, rounded, from the nanoseconds added up. */
+	if (opt.off_cpu)
+		for (i = 0; i < n; i++)
+			all[i]->count = (all[i]->count + 500) / 1000;
+	qsort(all, n, sizeof(*all), cmp_folded);
+	for (i = 0; i < n; i++)
+		if (all[i]->count)
+			fprintf(out, "%s %" PRIu64 "\n", all[i]->stack, all[i]->count);
+	free(all);
+	if (out != stdout && fclose(out)) {
+		fprintf(stderr, "unwindprof: %s: %s\n", opt.out, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bpf_link **cpu_links = NULL;
+	struct unwindprof *skel = NULL;
+	struct ring_buffer *rb = NULL;
+	uint64_t counters[UP_CNT_NR] = { 0 };
+	struct up_config cfg = { 0 };
+	struct timespec t0, now;
+	int go = -1, nr_links = 0, i, err, status = 0, ret = 1;
+	pid_t child = 0;
+	uint32_t key;
+	uint8_t one = 1;
+	uint64_t waiting = 0;
+	struct pending *p;
+
+	if (parse_args(argc, argv))
+		return 2;
+	libbpf_set_print(libbpf_print);
+	if (!has_caps()) {
+		fprintf(stderr, "unwindprof: needs root, or CAP_BPF and CAP_PERFMON\n");
+		return 1;
+	}
+	if (check_kfunc())
+		return 1;
+	if (opt.kernel && load_kallsyms()) {
+		fprintf(stderr,
+			"unwindprof: --kernel: cannot read kernel symbols from /proc/kallsyms\n");
+		return 1;
+	}
+	if (opt.tables)
+		load_tables();
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	skel = unwindprof__open();
+	if (!skel) {
+		fprintf(stderr, "unwindprof: opening the BPF object: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_program__set_autoload(skel->progs.on_sample, !opt.off_cpu);
+	bpf_program__set_autoload(skel->progs.on_switch, opt.off_cpu);
+	bpf_program__set_autoload(skel->progs.on_ctx, opt.span);
+	err = unwindprof__load(skel);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			fprintf(stderr,
+				"unwindprof: loading the BPF programs: %s: needs root, or CAP_BPF and CAP_PERFMON\n",
+				strerror(-err));
+		else if (err == -ESRCH || err == -ENOENT)
+			fprintf(stderr,
+				"unwindprof: kernel lacks %s (needs the deferred unwind series with BTF)\n",
+				KFUNC_NAME);
+		else
+			fprintf(stderr,
+				"unwindprof: loading the BPF programs: %s (the kernel needs the deferred unwind series with BTF; -v shows libbpf's log)\n",
+				strerror(-err));
+		goto out;
+	}
+
+	key = 0;
+	cfg.filter_all = opt.all;
+	cfg.want_kernel = opt.kernel;
+	cfg.self_tgid = getpid();
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.config), &key, &cfg, BPF_ANY)) {
+		fprintf(stderr, "unwindprof: configuring: %s\n", strerror(errno));
+		goto out;
+	}
+	if (opt.cmd) {
+		child = start_command(&go);
+		if (child < 0)
+			goto out;
+	}
+	if (!opt.all) {
+		key = child ? child : opt.pid;
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.targets), &key, &one, BPF_ANY)) {
+			fprintf(stderr, "unwindprof: selecting %u: %s\n", key, strerror(errno));
+			goto out;
+		}
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), on_event, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "unwindprof: ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+	/* The stack's and the context's programs first: no sample waits in vain. */
+	if (unwindprof__attach(skel)) {
+		fprintf(stderr, "unwindprof: attaching: %s\n", strerror(errno));
+		goto out;
+	}
+	if (!opt.off_cpu && open_sampling(skel, &cpu_links, &nr_links))
+		goto out;
+
+	if (child) {
+		if (write(go, "", 1) != 1) {
+			perror("unwindprof: starting the command");
+			goto out;
+		}
+		close(go);
+		go = -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop) {
+		err = ring_buffer__poll(rb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "unwindprof: ring buffer: %s\n", strerror(-err));
+			break;
+		}
+		if (child && waitpid(child, &status, WNOHANG) == child) {
+			child = 0;
+			break;
+		}
+		if (opt.pid && kill(opt.pid, 0) && errno == ESRCH)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (opt.duration && (now.tv_sec - t0.tv_sec) +
+		    (now.tv_nsec - t0.tv_nsec) / 1e9 >= opt.duration)
+			break;
+	}
+	/*
+	 * Stop sampling, then take what is left: the last stacks of an
+	 * exiting process are delivered as it exits, before it is reaped.
+	 */
+	for (i = 0; i < nr_links; i++)
+		bpf_link__destroy(cpu_links[i]);
+	nr_links = 0;
+	bpf_link__destroy(skel->links.on_switch);
+	skel->links.on_switch = NULL;
+	ring_buffer__consume(rb);
+
+	for (key = 0; key < UP_CNT_NR; key++)
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &key, &counters[key]);
+	for (i = 0; i < PEND_BUCKETS; i++)
+		for (p = pend[i]; p; p = p->next)
+			waiting += p->samples;
+	if (write_output())
+		goto out;
+	fprintf(stderr, "unwindprof: %" PRIu64 " %s, %" PRIu64 " stacks received, %" PRIu64
+		" joined, %" PRIu64 " without a stack, %" PRIu64 " lost, mean frames %.1f\n",
+		opt.off_cpu ? st.offcpu : st.samples,
+		opt.off_cpu ? "off-CPU intervals" : "samples", st.stacks, st.joined,
+		waiting, counters[UP_CNT_LOST],
+		st.stacks ? (double)st.frames / st.stacks : 0.0);
+	if (opt.verbose)
+		fprintf(stderr, "unwindprof: %" PRIu64 " stacks of no sample, %" PRIu64
+			" failed requests, %" PRIu64 " contexts\n",
+			st.unmatched_stacks, counters[UP_CNT_REQ_FAIL], st.ctxs);
+	if (!child && opt.cmd && WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "unwindprof: %s exited with status %d\n", opt.cmd[0],
+			WEXITSTATUS(status));
+	ret = 0;
+out:
+	if (go >= 0)
+		close(go);	/* a command not started: it exits */
+	/*
+	 * A command that never started exits now that the pipe is closed;
+	 * one still running after -d or ^C is left to run.
+	 */
+	if (child > 0 && ret)
+		waitpid(child, NULL, 0);
+	for (i = 0; i < nr_links; i++)
+		bpf_link__destroy(cpu_links[i]);
+	free(cpu_links);
+	ring_buffer__free(rb);
+	unwindprof__destroy(skel);
+	return ret;
+}
