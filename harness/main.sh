@@ -67,5 +67,7 @@ sed -n '/^=== BEGIN ftrace_demo/,/^=== END ftrace_demo/p' "$logs/console-main.lo
 # Which request each sample belongs to: the thread context demo.
 sed -n '/^=== BEGIN context_demo/,/^=== END context_demo/p' "$logs/console-main.log" |
 	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'
+sed -n '/^=== BEGIN bpf_profiler/,/^=== END bpf_profiler/p' "$logs/console-main.log" |
+	sed -e 's/^\[ *[0-9.]*\] \{0,1\}//' -e '/^=== /d'
 echo
 echo "Console log: $logs/console-main.log"
