@@ -369,6 +369,72 @@ for log, unit, tag in (('bench', 'wall time under TCG (ns, TSC ticks)', '[wall] 
     if sel('request', log) or sel('profile', log) or sel('deliver', log):
         plots[log] = bench(log, unit, tag)
 
+
+def bpf_part(log, unit):
+    """Section 9 for boot LOG: BPF's deferred stacks against perf's, from
+    the bpf part (bpf_unwind --bench); only for a boot that ran it."""
+    r = sel('bpf', log)
+    if not r:
+        return
+    p()
+    p('9. BPF as a profiler against perf (bpf_unwind --bench), boot "%s", %s' % (log, unit))
+    p('   request + delivery per getppid() at the bottom of DEPTH frame-pointer frames,')
+    p('   over the same call with nothing attached (X - none) and over the event alone')
+    p('   (X - event: a BPF program that only counts, a perf sample without a callchain)')
+    p('   %-5s %-6s %-20s %-20s %-20s %-8s %-20s %s' % (
+        'depth', 'frames', 'none', 'bpf - none', 'perf - none', 'bpf/perf', 'bpf - event',
+        'perf - event'))
+
+    def per_run(d, mode):
+        return {kv['run']: kv for kv in sel('bpf', log, depth=d, mode=mode)}
+
+    def diff(a, b):
+        return stat([num(a[k], 'per_call') - num(b[k], 'per_call') for k in a if k in b])
+
+    def counted(rows, keys):
+        return all(kv[k] == kv['expected'] for kv in rows for k in keys)
+
+    depths = sorted({kv['depth'] for kv in r}, key=int)
+    for d in depths:
+        none, bpf, perf = per_run(d, 'none'), per_run(d, 'bpf'), per_run(d, 'perf')
+        bev, pev = per_run(d, 'bpf_event'), per_run(d, 'perf_event')
+        if not (none and bpf and perf):
+            continue
+        ratio = stat([(num(bpf[k], 'per_call') - num(none[k], 'per_call')) /
+                      (num(perf[k], 'per_call') - num(none[k], 'per_call'))
+                      for k in bpf if k in perf and k in none])
+        ok = (counted(bpf.values(), ('requests', 'deliveries')) and
+              counted(perf.values(), ('samples', 'records')) and
+              all(kv['lost'] == '0' for kv in perf.values()))
+        p('   %-5s %-6s %-20s %-20s %-20s %-8s %-20s %s%s' % (
+            d, '%s/%s' % (next(iter(bpf.values()))['nr'], next(iter(perf.values()))['nr']),
+            fmt(stat([num(kv, 'per_call') for kv in none.values()])),
+            fmt(diff(bpf, none)), fmt(diff(perf, none)), '%.2fx' % ratio[0],
+            fmt(diff(bpf, bev)), fmt(diff(perf, pev)),
+            '' if ok else '  (MISSING deliveries or records)'))
+    p('   (frames: the last delivery\'s, BPF\'s / perf\'s record\'s)')
+    p('   off-CPU pattern (tp_btf/sched_switch: request and time on switch-out, the time')
+    p('   joined to the stack at the delivery), two threads on one CPU passing a byte over')
+    p('   pipes, per context switch (half a round trip):')
+    p('   %-5s %-6s %-20s %-24s %s' % ('depth', 'frames', 'switch alone', 'programs\' cost',
+                                       'requests / deliveries / joined per switch'))
+    for d in depths:
+        sn, so = per_run(d, 'switch_none'), per_run(d, 'switch_offcpu')
+        if not (sn and so):
+            continue
+        kv = next(iter(so.values()))
+        sw = 2 * (int(kv['calls']) + 16)
+        p('   %-5s %-6s %-20s %-24s %.3f / %.3f / %.3f' % (
+            d, kv['nr'], fmt(stat([num(v, 'per_call') / 2 for v in sn.values()])),
+            fmt(stat([(num(so[k], 'per_call') - num(sn[k], 'per_call')) / 2
+                      for k in so if k in sn])),
+            num(kv, 'requests') / sw, num(kv, 'deliveries') / sw, num(kv, 'joined') / sw))
+
+
+for log, unit in (('bench', 'wall time under TCG (ns)'),
+                  ('bench-icount', 'instructions (-icount shift=0)')):
+    bpf_part(log, unit)
+
 p()
 p('Targets:')
 lines.extend('   ' + t for t in targets)

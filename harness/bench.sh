@@ -14,8 +14,10 @@
 #    then, for programs built without frame pointers and with SFrame,
 #    delivery by depth (an SFrame step against a frame-pointer step),
 #    profiling, the one-time discovery of a dlopen()ed library's section
-#    and the registry's memory with 20 libraries, each part repeated
-#    RUNS times; then the same boot with -icount,
+#    and the registry's memory with 20 libraries, and BPF against perf as
+#    deferred-stack profilers (bpf_unwind --bench: per system call at
+#    depths 8 and 32, and the off-CPU pattern per context switch), each
+#    part repeated RUNS times; then the same boot with -icount,
 #    ICOUNT_RUNS times, the profiled demo shortened to 5000 loops (its
 #    figures are deterministic, and TCG is slower with -icount).
 # Writes the console logs, data.csv, table.txt and plot.png to RESULTS_DIR

@@ -301,6 +301,34 @@ ftrace() {
 	echo > $T/trace
 }
 
+# 9. BPF as a profiler against perf (bpf_unwind --bench, the selftest's
+# driver): mean time per getppid() at the bottom of DEPTH frames with
+# nothing attached (none), with BPF's programs asking for the deferred
+# stack and copying it at the delivery (bpf), and with a perf event with a
+# deferred user callchain (perf); each also with the event alone (a
+# program that only counts, bpf_event; a sample without a callchain,
+# perf_event), which tells the request and delivery from the cost of a
+# system call event. And per round trip of two threads
+# passing a byte over pipes on one CPU (two context switches), without
+# (switch_none) and with (switch_offcpu) the off-CPU programs, which ask at
+# every switch out and join the time off the CPU to the stack. Every mode
+# starts two seconds after the one before: a tracer's unwind work is
+# released a second after its last user goes, and no mode should run with
+# another's registered.
+bpf() {
+	for r in $(seq "$runs"); do
+		for d in 8 32; do
+			for mode in none bpf_event bpf perf_event perf switch_none switch_offcpu; do
+				sleep 2
+				set -- $(bpf_unwind --bench $mode -d $d -n 400)
+				[ "${1:-}" = bench ] || return 1
+				shift
+				echo "@ bpf run=$r $*"
+			done
+		done
+	done
+}
+
 # A check of the bench client and driver for the test job (TAP): the
 # figures above are only worth something if these hold.
 smoke() {

@@ -276,6 +276,18 @@ int bench_request(void *ctx)
 	return 0;
 }
 
+/* The same event and filter without the request: what the event costs. */
+SEC("tracepoint/syscalls/sys_enter_getppid")
+int bench_event(void *ctx)
+{
+	struct bpf_unwind_bench *b = bench_state();
+
+	if (!b || !b->tgid || (bpf_get_current_pid_tgid() >> 32) != b->tgid)
+		return 0;
+	__sync_fetch_and_add(&b->events, 1);
+	return 0;
+}
+
 SEC("tp_btf/unwind_user_stack")
 int BPF_PROG(bench_stack, __u64 cookie, const struct unwind_stacktrace *trace)
 {
@@ -297,6 +309,7 @@ int BPF_PROG(bench_stack, __u64 cookie, const struct unwind_stacktrace *trace)
 	bpf_probe_read_kernel(f->ips, nr * sizeof(__u64), trace->entries);
 	__sync_fetch_and_add(&b->deliveries, 1);
 	__sync_fetch_and_add(&b->frames, nr);
+	b->last_nr = trace->nr;
 	if (!b->offcpu)
 		return 0;
 	k.tid = (__u32)id;

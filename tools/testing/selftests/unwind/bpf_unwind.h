@@ -60,10 +60,12 @@ struct bpf_unwind_bench {
 	__s32	tgid;			/* the process measured */
 	__s32	offcpu;			/* join deliveries to off-CPU times */
 
+	__u64	events;			/* bench_event's calls */
 	__u64	requests;		/* the kfunc returned a cookie */
 	__u64	refused;		/* it returned an error */
 	__u64	deliveries;
 	__u64	frames;			/* copied, over all deliveries */
+	__u64	last_nr;		/* frames of the last delivery */
 	__u64	switch_ins;		/* off-CPU times measured */
 	__u64	joined;			/* deliveries that found their time */
 	__u64	offcpu_ns;		/* the times joined */
