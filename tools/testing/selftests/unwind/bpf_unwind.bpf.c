@@ -32,7 +32,7 @@ struct task_struct {
 	int		tgid;
 } __attribute__((preserve_access_index));
 
-extern __s64 bpf_unwind_user_request(void) __ksym;
+extern __s64 __ksym bpf_unwind_user_request(void);
 
 /* One element, mapped by the test: see bpf_unwind.h. */
 struct {

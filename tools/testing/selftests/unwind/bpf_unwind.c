@@ -117,9 +117,6 @@
 #define PERF_PAGES	8
 #define GETPPID_ID	"/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id"
 
-/* In bpf_unwind_nofp.c, built without frame pointers, with SFrame. */
-long nofp_f1(unsigned long *ips);
-
 static struct bpf_unwind_bpf *skel;
 static struct bpf_unwind_state *st;	/* the programs' map, mapped */
 static bool walks_counted;	/* fentry on the walks loaded */
@@ -469,12 +466,12 @@ static void test_sframe(void)
 	nr = b->anchor_len[0] > 0 ? b->anchor_len[0] / 8 : 0;
 	anchor = prefix(b->anchor[0], nr, ips);
 	if (anchor >= deferred) {
-		ksft_print_msg("bpf_get_stack() got %u frames right: no frame pointers, so it must not\n",
+		ksft_print_msg("bpf_get_stack() got %u frames right, without frame pointers\n",
 			       anchor);
 		print_frames("anchor", b->anchor[0], nr, ips);
 		ok = false;
 	}
-	ksft_test_result(ok, "no frame pointers, SFrame: deferred %u of %d frames right, bpf_get_stack() %u\n",
+	ksft_test_result(ok, "no frame pointers, SFrame: deferred %u of %d right, anchor %u\n",
 			 deferred, NFRAMES, anchor);
 }
 
@@ -570,7 +567,7 @@ static void test_perf(void)
 	}
 	for (i = 0; i < 2; i++) {
 		if (samples[i] != (__u64)b->req_cookie[i] || records[i] != samples[i]) {
-			ksft_print_msg("entry %u: BPF's cookie %#llx, perf's sample %#llx, record %#llx\n",
+			ksft_print_msg("entry %u: BPF %#llx, perf sample %#llx, record %#llx\n",
 				       i, (unsigned long long)b->req_cookie[i],
 				       (unsigned long long)samples[i],
 				       (unsigned long long)records[i]);
@@ -578,13 +575,13 @@ static void test_perf(void)
 		}
 	}
 	if (!walks_counted) {
-		ksft_print_msg("no fentry on unwind_user()/unwind_user_from(): walks not counted\n");
+		ksft_print_msg("no fentry on unwind_user(), unwind_user_from(): no count\n");
 		ok = false;
 	} else if (b->nwalks != 2) {
 		ksft_print_msg("%u walks for 2 entries with BPF and perf asking\n", b->nwalks);
 		ok = false;
 	}
-	ksft_test_result(ok, "BPF and perf in the same entries: perf has BPF's cookie, %u walks for 2 entries\n",
+	ksft_test_result(ok, "BPF and perf in the same entries: one cookie, %u walks for 2\n",
 			 b->nwalks);
 }
 
@@ -604,7 +601,7 @@ static struct bpf_unwind_bpf *open_load(bool walks)
 		return NULL;
 	bpf_object__for_each_program(prog, s->obj)
 		bpf_program__set_autoload(prog,
-			strncmp(bpf_program__name(prog), "bench_", 6));
+					  strncmp(bpf_program__name(prog), "bench_", 6));
 	if (!walks) {
 		bpf_program__set_autoload(s->progs.walk_user, false);
 		bpf_program__set_autoload(s->progs.walk_user_from, false);
@@ -1179,9 +1176,12 @@ static int bench_main(int argc, char **argv)
 		       (unsigned long long)b->last_nr,
 		       bench_n + BENCH_WARMUP);
 	if (b && switches)
-		printf(" requests=%llu refused=%llu deliveries=%llu switch_ins=%llu joined=%llu offcpu_ns=%llu nr=%.1f",
+		printf(" requests=%llu refused=%llu deliveries=%llu",
 		       (unsigned long long)b->requests, (unsigned long long)b->refused,
-		       (unsigned long long)b->deliveries, (unsigned long long)b->switch_ins,
+		       (unsigned long long)b->deliveries);
+	if (b && switches)
+		printf(" switch_ins=%llu joined=%llu offcpu_ns=%llu nr=%.1f",
+		       (unsigned long long)b->switch_ins,
 		       (unsigned long long)b->joined, (unsigned long long)b->offcpu_ns,
 		       b->deliveries ? (double)b->frames / b->deliveries : 0.0);
 	printf("\n");

@@ -71,4 +71,7 @@ struct bpf_unwind_bench {
 	__u64	offcpu_ns;		/* the times joined */
 };
 
+/* In bpf_unwind_nofp.c, built without frame pointers, with SFrame only. */
+long nofp_f1(unsigned long *ips);
+
 #endif /* _SELFTESTS_UNWIND_BPF_UNWIND_H */
