@@ -206,8 +206,8 @@ mutate fixed_cookie kernel/unwind/deferred.c \
 	unwind_deferred.2
 # Issue 32: the cookie stays positive as an s64 across the counter's wrap.
 mutate cookie_bit63 kernel/unwind/deferred.c \
-	'u32 cnt = (this_cpu_add_return(unwind_cookie_ctr, 2) | 1) & S32_MAX;' \
-	'u32 cnt = this_cpu_add_return(unwind_cookie_ctr, 2) | 1;' \
+	'u32 high = (ctr & S32_MAX) | 1;' \
+	'u32 high = ctr | 1;' \
 	kunit.ud_cookie_wrap
 mutate walk_every_time kernel/unwind/deferred.c \
 	'if (!cookie || cache->cookie != cookie) {' 'if (cache) {' \
@@ -367,10 +367,10 @@ mutate bpf_no_delivery kernel/unwind/bpf.c \
 	$'\ttrace_unwind_user_stack(cookie, trace);\n' '' \
 	bpf_unwind.1
 mutate bpf_wrong_cookie kernel/unwind/bpf.c \
-	$'\t\treturn ret;\n\treturn cookie;' $'\t\treturn ret;\n\treturn cookie + 2;' \
+	$'\t}\n\treturn cookie;' $'\t}\n\treturn cookie + 2;' \
 	bpf_unwind.1
-mutate bpf_never_released kernel/bpf/core.c \
-	$'\tif (aux->unwind_user)\n\t\tbpf_unwind_user_put();\n' '' \
+mutate bpf_never_released kernel/unwind/bpf.c \
+	$'\tif (aux->unwind_user_ref)\n\t\tunwind_shared_put(&bpf_unwind);\n' '' \
 	bpf_unwind.10
 mutate bpf_release_at_once kernel/unwind/shared.c \
 	$'#define UNWIND_SHARED_RELEASE_DELAY\tHZ' $'#define UNWIND_SHARED_RELEASE_DELAY\t0' \

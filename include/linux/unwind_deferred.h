@@ -215,10 +215,15 @@ static inline void unwind_shared_put(struct unwind_shared_work *sw) {}
 
 #endif /* CONFIG_UNWIND_DEFERRED */
 
+struct bpf_prog;
+struct bpf_prog_aux;
+
 #if defined(CONFIG_UNWIND_DEFERRED) && defined(CONFIG_BPF_EVENTS)
-void bpf_unwind_user_put(void);
+void bpf_unwind_user_prog_load(struct bpf_prog *prog);
+void bpf_unwind_user_prog_free(struct bpf_prog_aux *aux);
 #else
-static inline void bpf_unwind_user_put(void) {}
+static inline void bpf_unwind_user_prog_load(struct bpf_prog *prog) {}
+static inline void bpf_unwind_user_prog_free(struct bpf_prog_aux *aux) {}
 #endif
 
 #endif /* _LINUX_UNWIND_DEFERRED_H */

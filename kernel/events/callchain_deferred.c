@@ -143,8 +143,8 @@ u64 perf_callchain_defer_request(void)
  * (every tracer bit taken), requests are refused and samples walk the user
  * stack in place, as without defer_callchain; the next event tries again.
  *
- * Context: task context (from perf_event_alloc()); sleeps only for the
- * first event, or while a release runs.
+ * Context: task context (from perf_event_alloc()); may sleep, see
+ * unwind_shared_get().
  */
 void perf_callchain_defer_get(void)
 {
@@ -156,7 +156,7 @@ void perf_callchain_defer_get(void)
  *
  * The last one schedules the release of perf's unwind work, a second later.
  *
- * Context: from _free_event(); takes no lock and does not sleep.
+ * Context: from _free_event(); does not sleep.
  */
 void perf_callchain_defer_put(void)
 {

@@ -11,17 +11,18 @@
  * to it as tp_btf and join it to what they recorded by thread and cookie.
  *
  * One unwind work serves all BPF programs. It is registered while any
- * loaded program calls the kfunc: the verifier's kfunc filter takes a
- * reference for a program that calls it, and the program's free drops it
- * (bpf_unwind_user_put()), with the delayed release perf uses, so that
- * loading and unloading in a loop does not flip the exit path's static
- * key each time.
+ * loaded program calls the kfunc: the verifier's kfunc filter marks a
+ * program that calls it, bpf_prog_load() takes a reference for a marked
+ * program once it is verified, and the program's free drops it, with the
+ * delayed release perf uses, so that loading and unloading in a loop does
+ * not flip the exit path's static key each time.
  *
  * Permissions: the kfunc only asks for the stack of the task the program
- * runs in, and only program types that need CAP_BPF and CAP_PERFMON can
- * call it: those of the tracing kfunc hook (tracing, that is fentry/fexit
- * and tp_btf, tracepoint, perf_event and LSM) and kprobe. The delivery is
- * a tracepoint, reached by whoever may attach to it.
+ * runs in, and only program types that need CAP_BPF and CAP_PERFMON (in
+ * the initial user namespace, or through a BPF token) can call it: those
+ * of the tracing kfunc hook (tracing, that is fentry/fexit and tp_btf,
+ * tracepoint, perf_event and LSM) and kprobe. The delivery is a
+ * tracepoint, reached by whoever may attach to it.
  */
 
 #include <linux/bpf.h>
@@ -56,9 +57,10 @@ __bpf_kfunc_start_defs();
  *
  * Context: any, NMI included. Never sleeps or faults.
  * Return: the cookie of the current kernel entry, which is positive; or
- * -EINVAL for a kernel thread, an io_uring or user worker, an exiting task,
- * or when BPF's unwind work could not be registered (all tracer bits
- * taken).
+ * -EINVAL for a kernel thread, an io_uring or user worker, or an exiting
+ * task; -EBUSY when BPF's unwind work could not be registered because every
+ * tracer bit is taken (loading another program tries again); -EOPNOTSUPP
+ * on a CPU without cmpxchg16b.
  */
 __bpf_kfunc s64 bpf_unwind_user_request(void)
 {
@@ -66,8 +68,12 @@ __bpf_kfunc s64 bpf_unwind_user_request(void)
 	int ret;
 
 	ret = unwind_deferred_request(&bpf_unwind.work, &cookie);
-	if (ret < 0)
+	if (ret < 0) {
+		/* Tell "no tracer bit left" from a refused task. */
+		if (ret == -EINVAL && !READ_ONCE(bpf_unwind.registered))
+			return -EBUSY;
 		return ret;
+	}
 	return cookie;
 }
 
@@ -81,20 +87,15 @@ BTF_ID_LIST_SINGLE(bpf_unwind_request_btf_id, func, bpf_unwind_user_request)
 
 /*
  * The verifier asks the filters of a hook about every kfunc a program of
- * that hook calls, and only while it checks the program. A program that
- * calls ours takes a reference on BPF's unwind work here, once, and marks
- * itself so that its free drops it: bpf_prog_free_deferred() runs for
- * every program that got this far, whether it was loaded or rejected
- * later. The verifier runs in task context, where registering may sleep.
+ * that hook calls, and only while it checks the program. It only records
+ * here that the program calls ours: bpf_prog_load() takes the reference on
+ * BPF's unwind work once the program is verified
+ * (bpf_unwind_user_prog_load()), where it may sleep.
  */
 static int bpf_unwind_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
-	if (kfunc_id != bpf_unwind_request_btf_id[0])
-		return 0;
-	if (!prog->aux->unwind_user) {
+	if (kfunc_id == bpf_unwind_request_btf_id[0])
 		prog->aux->unwind_user = true;
-		unwind_shared_get(&bpf_unwind);
-	}
 	return 0;
 }
 
@@ -105,19 +106,41 @@ static const struct btf_kfunc_id_set bpf_unwind_kfunc_set = {
 };
 
 /**
- * bpf_unwind_user_put - a program that called bpf_unwind_user_request() is freed
+ * bpf_unwind_user_prog_load - a program was verified
+ * @prog: the program
  *
- * Drops the program's reference on BPF's unwind work; the last one
- * releases it a second later. A request the program made that is still
- * pending then either runs, emitting the tracepoint (which calls whatever
- * is attached to it at that time, never the freed program), or is dropped
- * by the release.
+ * A program that calls bpf_unwind_user_request() takes a reference on BPF's
+ * unwind work, which registers it with the first such program. The
+ * program's free drops the reference (bpf_unwind_user_prog_free()),
+ * whether the load goes on to succeed or fails later.
+ *
+ * Context: task context (bpf_prog_load()); may sleep.
+ */
+void bpf_unwind_user_prog_load(struct bpf_prog *prog)
+{
+	might_sleep();
+	if (!prog->aux->unwind_user)
+		return;
+	unwind_shared_get(&bpf_unwind);
+	prog->aux->unwind_user_ref = true;
+}
+
+/**
+ * bpf_unwind_user_prog_free - a program is freed
+ * @aux: the program's aux data
+ *
+ * Drops the program's reference on BPF's unwind work, if it took one; the
+ * last one releases the work a second later. A request the program made
+ * that is still pending then either runs, emitting the tracepoint (which
+ * calls whatever is attached to it at that time, never the freed program),
+ * or is dropped by the release.
  *
  * Context: from bpf_prog_free_deferred(), a workqueue; does not sleep.
  */
-void bpf_unwind_user_put(void)
+void bpf_unwind_user_prog_free(struct bpf_prog_aux *aux)
 {
-	unwind_shared_put(&bpf_unwind);
+	if (aux->unwind_user_ref)
+		unwind_shared_put(&bpf_unwind);
 }
 
 static int __init bpf_unwind_kfuncs_init(void)

@@ -75,36 +75,34 @@ DEFINE_STATIC_KEY_FALSE(unwind_deferred_enabled);
 static DEFINE_PER_CPU(u32, unwind_cookie_ctr);
 
 /*
- * A fresh cookie: the CPU number + 1 in the low 32 bits, a per-CPU counter
- * with its lowest bit set in bits 32-62. It is never 0, and no two cookies
- * are the same until one CPU wraps its counter (2^30 kernel entries that
- * asked for an unwind). Bit 63 stays clear, so that the cookie is positive
- * as an s64: bpf_unwind_user_request() returns it or a negative errno in
- * one value, and a program that tests for "< 0" never takes a cookie for
- * an error. this_cpu_add_return() is a single instruction on x86, safe
- * against NMIs on the same CPU.
+ * A cookie from a per-CPU counter value @ctr and a CPU number: the CPU
+ * number + 1 in the low 32 bits, the counter with its lowest bit set in
+ * bits 32-62. It is never 0, and no two cookies are the same until one
+ * CPU wraps its counter (2^30 kernel entries that asked for an unwind).
+ * Bit 63 stays clear, so that the cookie is positive as an s64:
+ * bpf_unwind_user_request() returns it or a negative errno in one value,
+ * and a program that tests for "< 0" never takes a cookie for an error.
+ */
+VISIBLE_IF_KUNIT u64 unwind_cookie_make(u32 ctr, unsigned int cpu)
+{
+	u32 high = (ctr & S32_MAX) | 1;
+
+	return ((u64)high << 32) | (u32)(cpu + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_cookie_make);
+
+/*
+ * A fresh cookie. this_cpu_add_return() is a single instruction on x86,
+ * safe against NMIs on the same CPU.
  *
  * Context: preemption disabled.
  */
 VISIBLE_IF_KUNIT u64 unwind_new_cookie(void)
 {
-	u32 cnt = (this_cpu_add_return(unwind_cookie_ctr, 2) | 1) & S32_MAX;
-
-	return ((u64)cnt << 32) | (u32)(smp_processor_id() + 1);
+	return unwind_cookie_make(this_cpu_add_return(unwind_cookie_ctr, 2),
+				  smp_processor_id());
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_new_cookie);
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/*
- * Set this CPU's cookie counter and return the old value, so that a test
- * can take the cookies around its wrap. Context: IRQs off.
- */
-u32 unwind_cookie_ctr_xchg(u32 val)
-{
-	return this_cpu_xchg(unwind_cookie_ctr, val);
-}
-EXPORT_SYMBOL_IF_KUNIT(unwind_cookie_ctr_xchg);
-#endif
 
 /* Load the mask and cookie as one: a failed cmpxchg128 is an atomic load. */
 static union unwind_task_state unwind_state_read(struct unwind_task_info *info)

@@ -12,8 +12,8 @@
 #include <linux/unwind_deferred_types.h>
 
 #if IS_ENABLED(CONFIG_KUNIT)
+u64 unwind_cookie_make(u32 ctr, unsigned int cpu);
 u64 unwind_new_cookie(void);
-u32 unwind_cookie_ctr_xchg(u32 val);
 int unwind_state_request(struct unwind_task_info *info, int bit, u64 *cookie);
 union unwind_task_state unwind_state_take_pending(struct unwind_task_info *info);
 bool unwind_state_reset(struct unwind_task_info *info);

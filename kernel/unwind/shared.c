@@ -8,9 +8,10 @@
  * that the exit path costs nothing while a tracer has no user. Users come
  * and go at any rate (any user may open and close perf events in a loop),
  * while registering enables a static key and unregistering waits for two
- * grace periods and visits every thread: the last user's release is
- * delayed, as perf does for perf_sched_events, so that there is at most
- * one unregistration a second, and none while users keep coming.
+ * grace periods and visits every thread: the release comes a second
+ * after the last user went, and a user that comes back within that second
+ * keeps the work registered, so that there is at most one unregistration a
+ * second, and none while users keep coming.
  */
 
 #include <linux/atomic.h>
@@ -29,8 +30,10 @@
  * bit taken), requests through it fail with -EINVAL, and the next user
  * tries again.
  *
- * Context: task context; sleeps only for the first user, or while a
- * release runs.
+ * Context: task context. Sleeps whenever the tracer has no user (for the
+ * first one, within the second after the last one went, and after a
+ * failed registration), and then for as long as a release that runs
+ * meanwhile takes: two grace periods and a visit of every thread.
  */
 void unwind_shared_get(struct unwind_shared_work *sw)
 {
@@ -74,17 +77,18 @@ void unwind_shared_release(struct work_struct *release)
  * unwind_shared_put - a user of a shared unwind work went away
  * @sw: the shared work
  *
- * The last one schedules the release of @sw's work, a second later. After
- * the release, no callback of @sw runs any more: a user that goes away
- * with requests pending is never called for them if it was the last, and
- * the callback must not reach into a user that is gone in any case.
+ * The last one (re)starts the release of @sw's work, a second later: a
+ * release already pending from an earlier last user is pushed back, so that
+ * users that come and go keep the work registered. After the release, no
+ * callback of @sw runs any more: a user that goes away with requests
+ * pending is never called for them if it was the last, and the callback
+ * must not reach into a user that is gone in any case.
  *
- * Context: any context that may schedule a work; takes no lock and does
- * not sleep.
+ * Context: any but NMI (it arms a timer); does not sleep.
  */
 void unwind_shared_put(struct unwind_shared_work *sw)
 {
 	if (atomic_dec_and_test(&sw->users))
-		schedule_delayed_work(&sw->release,
-				      UNWIND_SHARED_RELEASE_DELAY);
+		mod_delayed_work(system_wq, &sw->release,
+				 UNWIND_SHARED_RELEASE_DELAY);
 }

@@ -178,36 +178,36 @@ static void ud_cookie_format(struct kunit *test)
 }
 
 /*
- * Across the counter's wrap the cookie stays positive as an s64 (BPF's
- * kfunc returns it or a negative errno) and never 0. The counter is set
- * just below the wrap with IRQs off, so that no request on this CPU takes
- * a cookie in between, and put back after.
+ * Across the counter's wrap (in 31 bits, the counter going up by 2 with its
+ * lowest bit set) the cookie stays positive as an s64, as
+ * bpf_unwind_user_request() needs to return it or a negative errno, and is
+ * never 0. The counter values are those this_cpu_add_return() gives on
+ * either side of each wrap.
  */
 static void ud_cookie_wrap(struct kunit *test)
 {
-	static const u32 starts[] = { S32_MAX - 4, U32_MAX - 4 };
-	unsigned long flags;
-	unsigned int i, j;
-	u64 c[4];
-	u32 saved;
+	static const struct {
+		u32 ctr;	/* what the per-CPU counter returned */
+		u32 high;	/* the cookie's high 32 bits */
+	} cases[] = {
+		{ 0x00000002, 0x00000003 },
+		{ 0x7ffffffd, 0x7ffffffd },
+		{ 0x7fffffff, 0x7fffffff },
+		{ 0x80000001, 0x00000001 },	/* past the 31-bit wrap */
+		{ 0xfffffffd, 0x7ffffffd },
+		{ 0xffffffff, 0x7fffffff },
+		{ 0x00000001, 0x00000001 },	/* past the 32-bit wrap */
+	};
+	unsigned int i;
+	u64 c;
 
-	for (i = 0; i < ARRAY_SIZE(starts); i++) {
-		local_irq_save(flags);
-		saved = unwind_cookie_ctr_xchg(starts[i]);
-		for (j = 0; j < ARRAY_SIZE(c); j++)
-			c[j] = unwind_new_cookie();
-		unwind_cookie_ctr_xchg(saved);
-		local_irq_restore(flags);
-
-		for (j = 0; j < ARRAY_SIZE(c); j++) {
-			KUNIT_EXPECT_GT_MSG(test, (s64)c[j], 0,
-					    "start %#x cookie %u: %#llx",
-					    starts[i], j, c[j]);
-			KUNIT_EXPECT_TRUE(test, upper_32_bits(c[j]) & 1);
-		}
-		/* starts[i] + 2 and + 4 are below the wrap, + 6 and + 8 past it. */
-		KUNIT_EXPECT_EQ(test, upper_32_bits(c[1]), S32_MAX);
-		KUNIT_EXPECT_EQ(test, upper_32_bits(c[2]), 1);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = unwind_cookie_make(cases[i].ctr, 5);
+		KUNIT_EXPECT_GT_MSG(test, (s64)c, 0, "counter %#x: %#llx",
+				    cases[i].ctr, c);
+		KUNIT_EXPECT_EQ_MSG(test, upper_32_bits(c), cases[i].high,
+				    "counter %#x", cases[i].ctr);
+		KUNIT_EXPECT_EQ(test, lower_32_bits(c), 6);
 	}
 }
 

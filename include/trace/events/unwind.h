@@ -113,8 +113,9 @@ TRACE_EVENT(unwind_user_stack,
 	TP_fast_assign(
 		__entry->cookie = cookie;
 		__entry->nr = trace->nr;
-		memcpy(__get_dynamic_array(ips), trace->entries,
-		       __get_dynamic_array_len(ips));
+		if (trace->nr)
+			memcpy(__get_dynamic_array(ips), trace->entries,
+			       __get_dynamic_array_len(ips));
 	),
 
 	TP_printk("cookie=0x%llx nr=%u ips=%s",
