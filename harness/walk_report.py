@@ -32,7 +32,8 @@ WALKERS = {
     'unwind_qsort': ['cmp', 'msort_with_tmp.part.0', 'msort_with_tmp.part.0',
                      '__qsort_r', 'sorter', 'main'],
 }
-SHOWN_ELSEWHERE = ('perf_demo', 'flame_profiles', 'ftrace_demo', 'context_demo')
+SHOWN_ELSEWHERE = ('perf_demo', 'flame_profiles', 'ftrace_demo', 'context_demo',
+                   'bpf_profiler')
 
 
 def frames_by_prog(lines):
