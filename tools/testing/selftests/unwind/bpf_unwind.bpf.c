@@ -97,7 +97,8 @@ int BPF_PROG(request_again, void *regs, long id)
 	struct bpf_unwind_state *st = target();
 	__u32 i;
 
-	if (!st || !st->second_on || id != __NR_getppid)
+	if (!st || !((st->second_on && id == __NR_getppid) ||
+		     (st->read_on && id == __NR_read)))
 		return 0;
 	i = st->nreq2;
 	if (i >= NREC)

@@ -48,6 +48,12 @@
  *     release result 9's event starts a second before, nor a test
  *     client's. The message gives the loads, the window in whole seconds
  *     S (at most S + 1 releases), the releases and when the last came.
+ * 11. A program unloaded while its request is pending is never called: the
+ *     test blocks in read() on a pipe after a tp_btf program on sys_enter
+ *     of one object asked during that entry; another thread loads a second
+ *     object, attaches its receiver only, destroys the first object, and
+ *     writes the pipe. The stack of the entry goes to the second object's
+ *     receiver, once, with the cookie the first object's program got.
  *
  * With --bench, a benchmark driver instead (harness/guest/bench.sh):
  *
@@ -1196,6 +1202,98 @@ usage:
 	return 2;
 }
 
+struct unload_pending {
+	struct bpf_unwind_bpf *first, *second;
+	struct bpf_unwind_state *first_st, *second_st;
+	struct bpf_link *link;
+	pid_t tid;
+	int pipe[2];
+	__s64 cookie;
+	const char *err;
+};
+
+/*
+ * Result 11's other thread: once the first object's program has asked
+ * during the test thread's read(), attach the second object's receiver,
+ * unload the first object and let the read() return.
+ */
+static void *unload_first(void *arg)
+{
+	struct unload_pending *u = arg;
+	unsigned long long end = now_ns() + 10000000000ULL;
+
+	while (!__atomic_load_n(&u->first_st->nreq2, __ATOMIC_ACQUIRE)) {
+		if (now_ns() > end) {
+			u->err = "no request on read() within 10 s";
+			break;
+		}
+		sched_yield();
+	}
+	u->cookie = u->first_st->req2_cookie[0];
+	u->second_st->target_tid = u->tid;
+	u->link = bpf_program__attach(u->second->progs.on_stack);
+	if (!u->link && !u->err)
+		u->err = "attaching the second receiver failed";
+	munmap(u->first_st, sizeof(*u->first_st));
+	bpf_unwind_bpf__destroy(u->first);
+	u->first = NULL;
+	if (write(u->pipe[1], "x", 1) != 1 && !u->err)
+		u->err = "write to the pipe failed";
+	return NULL;
+}
+
+static struct bpf_unwind_state *map_state(struct bpf_unwind_bpf *s)
+{
+	struct bpf_unwind_state *m;
+
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(s->maps.state), 0);
+	if (m == MAP_FAILED)
+		ksft_exit_fail_msg("mmap of the state map: %s\n", strerror(errno));
+	return m;
+}
+
+static void test_unload_pending(void)
+{
+	struct unload_pending u = { .tid = gettid() };
+	struct bpf_unwind_state *b;
+	pthread_t t;
+	bool ok;
+	char c;
+
+	u.first = load(false);
+	u.second = load(false);
+	u.first_st = map_state(u.first);
+	u.second_st = map_state(u.second);
+	b = u.second_st;
+	if (pipe(u.pipe) || bpf_unwind_bpf__attach(u.first))
+		ksft_exit_fail_msg("result 11: pipe or attach failed\n");
+	u.first_st->target_tid = u.tid;
+	u.first_st->read_on = 1;
+	if (pthread_create(&t, NULL, unload_first, &u))
+		ksft_exit_fail_msg("result 11: pthread_create failed\n");
+	ok = read(u.pipe[0], &c, 1) == 1;
+	pthread_join(t, NULL);
+
+	if (u.err) {
+		ksft_print_msg("%s\n", u.err);
+		ok = false;
+	}
+	if (b->ndeliv != 1 || b->deliv_cookie[0] != (__u64)u.cookie ||
+	    u.cookie <= 0 || !b->deliv_nr[0]) {
+		ksft_print_msg("receiver: %u deliveries, cookie %#llx nr %u; requester's %#llx\n",
+			       b->ndeliv, (unsigned long long)b->deliv_cookie[0],
+			       b->deliv_nr[0], (unsigned long long)u.cookie);
+		ok = false;
+	}
+	ksft_test_result(ok, "unloaded with a request pending: the receiver attached has it\n");
+	bpf_link__destroy(u.link);
+	munmap(b, sizeof(*b));
+	bpf_unwind_bpf__destroy(u.second);
+	close(u.pipe[0]);
+	close(u.pipe[1]);
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -1208,7 +1306,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
-	ksft_set_plan(10);
+	ksft_set_plan(11);
 	parent_ppid = getppid();
 
 	skel = load(true);
@@ -1240,5 +1338,6 @@ int main(int argc, char **argv)
 	bpf_unwind_bpf__destroy(skel);
 	skel = NULL;
 	test_churn();
+	test_unload_pending();
 	ksft_finished();
 }

@@ -21,6 +21,7 @@ struct bpf_unwind_state {
 	__s32	exit_tid;		/* a child whose exit is probed */
 	__s32	second_on;		/* the second requester of the entry */
 	__s32	kthread_on;		/* the kernel-thread probe */
+	__s32	read_on;		/* the second requester, on read() */
 
 	/* sys_enter_getppid: the kfunc's answers, and bpf_get_stack()'s. */
 	__u32	nreq;
