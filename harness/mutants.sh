@@ -369,6 +369,10 @@ mutate bpf_no_delivery kernel/unwind/bpf.c \
 mutate bpf_wrong_cookie kernel/unwind/bpf.c \
 	$'\t}\n\treturn cookie;' $'\t}\n\treturn cookie + 2;' \
 	bpf_unwind.1
+# The recorded event's nr says one frame more than its ips hold.
+mutate bpf_event_nr_off include/trace/events/unwind.h \
+	$'\t\t__entry->nr = trace->nr;\n\t\tif (trace->nr)' $'\t\t__entry->nr = trace->nr + 1;\n\t\tif (trace->nr)' \
+	bpf_prof.5
 mutate bpf_never_released kernel/unwind/bpf.c \
 	$'\tif (aux->unwind_user_ref)\n\t\tunwind_shared_put(&bpf_unwind);\n' '' \
 	bpf_unwind.10

@@ -62,10 +62,10 @@ at_least() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 
 if [ ! -x $U ]; then
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
 		skip "unwindprof $i" "no $U (not built: needs clang-14 and bpftool)"
 	done
 	exit 0
@@ -150,6 +150,37 @@ p_ok=$1 p_all=$2
 echo "# complete (in read(), reaching main()): unwindprof $u_ok of $u_all, perf fp,defer $p_ok of $p_all"
 check "demo: unwindprof's stacks in read() reach main() as often as perf fp,defer's ($u_ok/$u_all >= $p_ok/$p_all)" \
 	at_least "$u_ok" "$u_all" "$p_ok" "$p_all"
+
+# ---- unwind:unwind_user_stack through its format file: an ftrace
+# instance records the event while unwindprof requests for the demo. Every
+# line of the demo's has a cookie, nr and exactly nr addresses, and most
+# (those of samples in its loop, not of its start) have the loop's 12
+# frames at least (main, run, 8 levels, leaf, the system call).
+T=/sys/kernel/tracing/instances/bp_stack
+mkdir $T
+echo 1 >$T/events/unwind/unwind_user_stack/enable
+$U -F 1000 -o /tmp/bp-ft.txt -- $DEMO -d 8 -n 200 -s 1048576 >/dev/null 2>&1
+echo 0 >$T/events/unwind/unwind_user_stack/enable
+grep -v '^#' $T/trace >/tmp/bp-ft.trace
+rmdir $T
+head -n 2 /tmp/bp-ft.trace | cut -c1-300 | sed 's/^/# /'
+set -- $(awk -v comm=$COMM '
+	index($0, comm "-") && /unwind_user_stack: cookie=0x[0-9a-f]+ nr=[0-9]+ ips=\{/ {
+		n++
+		match($0, /nr=[0-9]+/)
+		nr = substr($0, RSTART + 3, RLENGTH - 3)
+		s = $0
+		sub(/.*ips=\{/, "", s)
+		sub(/\}.*/, "", s)
+		if (split(s, a, ",") != nr)
+			bad++
+		if (nr >= 12)
+			deep++
+	}
+	END { print n + 0, bad + 0, deep + 0 }' /tmp/bp-ft.trace)
+ft_n=$1 ft_bad=$2 ft_deep=$3
+check "ftrace records unwind:unwind_user_stack from its format: $ft_n of the demo's events, $ft_bad malformed, $ft_deep with 12 frames or more" \
+	[ "$ft_n" -gt 0 -a "$ft_bad" = 0 -a $((2 * ft_deep)) -ge "$ft_n" ]
 
 # ---- on-CPU: Debian's bash, with the tables eh2sframe loads
 BASH_JOB='f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt 10000 ]; do i=$((i + 1)); done; fi; }; f 10'
