@@ -126,6 +126,24 @@ static __always_inline bool selected(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid);
 }
 
+/*
+ * The header every record starts with, for the current task: what it is,
+ * whose, and for which kernel entry (the cookie).
+ */
+static __always_inline void hdr_current(struct up_hdr *h, __u32 kind,
+					__s64 cookie, __u64 weight, __u32 nr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->kind = kind;
+	h->tid = id;
+	h->pid = id >> 32;
+	h->cookie = cookie;
+	h->weight = weight;
+	h->nr = nr;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
 SEC("perf_event")
 int on_sample(void *ctx)
 {
@@ -149,13 +167,7 @@ int on_sample(void *ctx)
 		count(UP_CNT_LOST);
 		return 0;
 	}
-	e->h.kind = UP_SAMPLE;
-	e->h.tid = id;
-	e->h.pid = id >> 32;
-	e->h.cookie = cookie;
-	e->h.weight = 1;
-	e->h.nr = 0;
-	bpf_get_current_comm(e->h.comm, sizeof(e->h.comm));
+	hdr_current(&e->h, UP_SAMPLE, cookie, 1, 0);
 	cfg = get_config();
 	if (cfg && cfg->want_kernel) {
 		n = bpf_get_stack(ctx, e->kframes, sizeof(e->kframes), 0);
@@ -232,12 +244,8 @@ int BPF_PROG(on_stack, __u64 cookie, const struct unwind_stacktrace *trace)
 		return 0;
 	nr = trace->nr;
 	entries = trace->entries;
-	e->h.kind = UP_STACK;
-	e->h.tid = id;
-	e->h.pid = id >> 32;
-	e->h.cookie = cookie;
-	e->h.weight = nr;	/* the walk's own count, before the cap */
-	bpf_get_current_comm(e->h.comm, sizeof(e->h.comm));
+	/* weight: the walk's own count, before the cap */
+	hdr_current(&e->h, UP_STACK, cookie, nr, 0);
 	if (nr > UP_MAX_FRAMES)
 		nr = UP_MAX_FRAMES;
 	if (nr && bpf_probe_read_kernel(e->frames, nr * sizeof(e->frames[0]), entries))
@@ -263,13 +271,7 @@ int BPF_PROG(on_ctx, __u64 cookie, int status,
 		count(UP_CNT_LOST);
 		return 0;
 	}
-	e->h.kind = UP_CTX;
-	e->h.tid = id;
-	e->h.pid = id >> 32;
-	e->h.nr = 0;
-	e->h.cookie = cookie;
-	e->h.weight = status;
-	bpf_get_current_comm(e->h.comm, sizeof(e->h.comm));
+	hdr_current(&e->h, UP_CTX, cookie, status, 0);
 	bpf_probe_read_kernel(e->trace_id, sizeof(e->trace_id), rec->trace_id);
 	bpf_probe_read_kernel(e->span_id, sizeof(e->span_id), rec->span_id);
 	bpf_ringbuf_submit(e, 0);
@@ -293,13 +295,7 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid, void *bprm)
 		count(UP_CNT_LOST);
 		return 0;
 	}
-	e->kind = UP_EXEC;
-	e->tid = id;
-	e->pid = id >> 32;
-	e->nr = 0;
-	e->cookie = 0;
-	e->weight = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	hdr_current(e, UP_EXEC, 0, 0, 0);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
