@@ -308,7 +308,8 @@ ftrace() {
 # deferred user callchain (perf); each also with the event alone (a
 # program that only counts, bpf_event; a sample without a callchain,
 # perf_event), which tells the request and delivery from the cost of a
-# system call event. And per round trip of two threads
+# system call event; and perf's own frame-pointer walk, in place (perf_fp:
+# the walk perf runs in an NMI), the anchor of a frame's cost. And per round trip of two threads
 # passing a byte over pipes on one CPU (two context switches), without
 # (switch_none) and with (switch_offcpu) the off-CPU programs, which ask at
 # every switch out and join the time off the CPU to the stack. Every mode
@@ -318,7 +319,7 @@ ftrace() {
 bpf() {
 	for r in $(seq "$runs"); do
 		for d in 8 32; do
-			for mode in none bpf_event bpf perf_event perf switch_none switch_offcpu; do
+			for mode in none bpf_event bpf perf_event perf perf_fp switch_none switch_offcpu; do
 				sleep 2
 				set -- $(bpf_unwind --bench $mode -d $d -n 400)
 				[ "${1:-}" = bench ] || return 1

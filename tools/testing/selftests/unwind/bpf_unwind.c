@@ -59,7 +59,7 @@
  *
  *   bpf_unwind --bench MODE [-d DEPTH] [-n N]
  *
- * For MODE none, bpf, bpf_event, perf and perf_event: N getppid() calls,
+ * For MODE none, bpf, bpf_event, perf, perf_fp and perf_event: N getppid() calls,
  * each a system call instruction at the bottom of a recursion of DEPTH
  * frames (frame pointers), timed with CLOCK_MONOTONIC around the loop,
  * after BENCH_WARMUP untimed ones. none: nothing attached. bpf: the
@@ -69,8 +69,10 @@
  * with a program that only counts (no request: what the event costs).
  * perf: a perf event on that tracepoint, on this thread, sample period 1,
  * with a deferred user callchain (defer_callchain, defer_output, no kernel
- * chain), into a ring of 64 pages read after the loop. perf_event: the
- * same event without a callchain.
+ * chain), into a ring of 64 pages read after the loop. perf_fp: the same
+ * with the user callchain walked in place, by perf's own frame-pointer
+ * walk, the one it runs in an NMI (the anchor of the walk's per-frame
+ * cost). perf_event: the same event without a callchain.
  * For MODE switch_none and switch_offcpu: two threads, each DEPTH frames
  * down, bound to one CPU, pass a byte back and forth over two pipes N
  * times: a round trip is two context switches. switch_offcpu attaches
@@ -919,6 +921,7 @@ struct bench_ring {
 	struct perf_event_mmap_page *page;
 	long psz;
 	__u64 samples, records, lost, nr;
+	bool in_place;		/* perf_fp: the samples carry the user chain */
 };
 
 static __u64 ring_u64(struct bench_ring *r, __u64 off)
@@ -939,6 +942,9 @@ static void ring_drain(struct bench_ring *r)
 		memcpy(&hdr, &h, sizeof(hdr));
 		if (hdr.type == PERF_RECORD_SAMPLE) {
 			r->samples++;
+			/* header; pid, tid; nr; ips (PERF_CONTEXT_USER first) */
+			if (r->in_place)
+				r->nr = ring_u64(r, tail + 16) - 1;
 		} else if (hdr.type == PERF_RECORD_CALLCHAIN_DEFERRED) {
 			/* header; cookie; nr; ips */
 			r->records++;
@@ -959,7 +965,7 @@ static void ring_drain(struct bench_ring *r)
  * every call: with @chain, with the deferred user callchain; without, the
  * event alone. Its ring is mapped to @r; returns its fd.
  */
-static int bench_perf_open(struct bench_ring *r, bool chain)
+static int bench_perf_open(struct bench_ring *r, bool chain, bool defer)
 {
 	struct perf_event_attr attr;
 	char buf[32];
@@ -979,8 +985,8 @@ static int bench_perf_open(struct bench_ring *r, bool chain)
 	if (chain) {
 		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr.exclude_callchain_kernel = 1;
-		attr.defer_callchain = 1;
-		attr.defer_output = 1;
+		attr.defer_callchain = defer;
+		attr.defer_output = defer;
 	}
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
@@ -1141,7 +1147,8 @@ static int bench_main(int argc, char **argv)
 	else if (!strcmp(bench_mode, "switch_offcpu"))
 		progs = offcpu_progs;
 	else if (strcmp(bench_mode, "none") && strcmp(bench_mode, "perf") &&
-		 strcmp(bench_mode, "perf_event") && strcmp(bench_mode, "switch_none"))
+		 strcmp(bench_mode, "perf_fp") && strcmp(bench_mode, "perf_event") &&
+		 strcmp(bench_mode, "switch_none"))
 		goto usage;
 	if (progs) {
 		s = bench_load(progs);
@@ -1153,8 +1160,10 @@ static int bench_main(int argc, char **argv)
 		b->tgid = getpid();
 	}
 
+	r.in_place = !strcmp(bench_mode, "perf_fp");
 	if (perf)
-		fd = bench_perf_open(&r, !strcmp(bench_mode, "perf"));
+		fd = bench_perf_open(&r, strcmp(bench_mode, "perf_event"),
+				     !strcmp(bench_mode, "perf"));
 	/* The same frames below the loop in every mode. */
 	if (switches)
 		ns = bench_switches();
@@ -1198,7 +1207,7 @@ static int bench_main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bpf_unwind --bench MODE [-d DEPTH] [-n N]\n%s\n",
-		"MODE: none, bpf, bpf_event, perf, perf_event, switch_none or switch_offcpu");
+		"MODE: none, bpf, bpf_event, perf, perf_fp, perf_event, switch_none, switch_offcpu");
 	return 2;
 }
 
