@@ -421,13 +421,13 @@ def bpf_part(log, unit):
     if len(depths) >= 2 and all(fp[d] for d in depths):
         lo, hi = depths[0], depths[-1]
 
-        def slope(mode, base, nr_of):
+        def slope(mode, base):
             a, b = per_run(lo, mode), per_run(hi, mode)
             ba, bb = per_run(lo, base), per_run(hi, base)
             out = []
             for k in a:
                 if k in b and k in ba and k in bb:
-                    frames = nr_of(b[k]) - nr_of(a[k])
+                    frames = int(b[k]['nr']) - int(a[k]['nr'])
                     if frames > 0:
                         out.append(((num(b[k], 'per_call') - num(bb[k], 'per_call')) -
                                     (num(a[k], 'per_call') - num(ba[k], 'per_call'))) / frames)
@@ -435,8 +435,7 @@ def bpf_part(log, unit):
         p('   per frame, between depths %s and %s: perf\'s frame-pointer walk in place '
           '(perf_fp - perf_event) %s; the deferred walk with BPF\'s delivery '
           '(bpf - bpf_event) %s' % (
-              lo, hi, fmt(slope('perf_fp', 'perf_event', lambda kv: int(kv['nr']))),
-              fmt(slope('bpf', 'bpf_event', lambda kv: int(kv['nr'])))))
+              lo, hi, fmt(slope('perf_fp', 'perf_event')), fmt(slope('bpf', 'bpf_event'))))
     p('   off-CPU pattern (tp_btf/sched_switch: request and time on switch-out, the time')
     p('   joined to the stack at the delivery), two threads on one CPU passing a byte over')
     p('   pipes, per context switch (half a round trip):')
