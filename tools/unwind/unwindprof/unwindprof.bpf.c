@@ -104,6 +104,16 @@ static __always_inline void count(__u32 which)
 		__sync_fetch_and_add(c, 1);
 }
 
+/* Room for a record of @size in the ring, or NULL with the loss counted. */
+static __always_inline void *reserve(__u64 size)
+{
+	void *e = bpf_ringbuf_reserve(&rb, size, 0);
+
+	if (!e)
+		count(UP_CNT_LOST);
+	return e;
+}
+
 static __always_inline struct up_config *get_config(void)
 {
 	__u32 zero = 0;
@@ -162,11 +172,9 @@ int on_sample(void *ctx)
 		count(UP_CNT_REQ_FAIL);
 		return 0;
 	}
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		count(UP_CNT_LOST);
+	e = reserve(sizeof(*e));
+	if (!e)
 		return 0;
-	}
 	hdr_current(&e->h, UP_SAMPLE, cookie, 1, 0);
 	cfg = get_config();
 	if (cfg && cfg->want_kernel) {
@@ -211,7 +219,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	b = bpf_map_lookup_elem(&blocked, &tid);
 	if (!b)
 		return 0;
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	e = reserve(sizeof(*e));
 	if (e) {
 		e->kind = UP_OFFCPU;
 		e->tid = tid;
@@ -221,8 +229,6 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 		e->weight = now - b->start;
 		bpf_probe_read_kernel(e->comm, sizeof(e->comm), next->comm);
 		bpf_ringbuf_submit(e, 0);
-	} else {
-		count(UP_CNT_LOST);
 	}
 	bpf_map_delete_elem(&blocked, &tid);
 	return 0;
@@ -266,11 +272,9 @@ int BPF_PROG(on_ctx, __u64 cookie, int status,
 
 	if (!selected(id >> 32))
 		return 0;
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		count(UP_CNT_LOST);
+	e = reserve(sizeof(*e));
+	if (!e)
 		return 0;
-	}
 	hdr_current(&e->h, UP_CTX, cookie, status, 0);
 	bpf_probe_read_kernel(e->trace_id, sizeof(e->trace_id), rec->trace_id);
 	bpf_probe_read_kernel(e->span_id, sizeof(e->span_id), rec->span_id);
@@ -290,11 +294,9 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid, void *bprm)
 
 	if (!selected(id >> 32))
 		return 0;
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		count(UP_CNT_LOST);
+	e = reserve(sizeof(*e));
+	if (!e)
 		return 0;
-	}
 	hdr_current(e, UP_EXEC, 0, 0, 0);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
