@@ -124,40 +124,82 @@ void __trace_deferred_unwind_request(struct trace_array *tr,
 }
 
 /*
- * Describe the user address @ip in @frame: its offset in the file mapped
- * there and that file's device and inode, as /proc/PID/maps shows them.
- * *@vma caches the last mapping found: neighbouring frames are mostly in the
- * same one.
- *
- * Context: mmap_lock of @mm held for read, or @mm NULL for addresses alone.
- * Does not sleep.
+ * What the frames in one mapping share: the mapping's range, and for a
+ * file the file offset of address 0 of the mapping (so that an address's
+ * offset is one addition), the file's inode number and device. A stack has
+ * runs of frames in one mapping (a program's own functions, then the
+ * library's): the mapping is looked up once per run.
  */
-static void user_unwind_frame_fill(struct mm_struct *mm,
-				   struct vm_area_struct **vma,
-				   unsigned long ip,
-				   struct user_unwind_frame *frame)
+struct user_unwind_map {
+	unsigned long	start;
+	unsigned long	len;
+	u64		base;
+	u64		ino;
+	u64		dev;
+	bool		file;
+};
+
+/*
+ * Describe the mapping of @ip, as /proc/PID/maps shows it, in @map; a hole
+ * is a mapping of that one address without a file.
+ *
+ * Context: mmap_lock of @mm held for read. Does not sleep.
+ */
+static void user_unwind_map_find(struct mm_struct *mm, unsigned long ip,
+				 struct user_unwind_map *map)
 {
-	struct vm_area_struct *v = *vma;
+	struct vm_area_struct *v = vma_lookup(mm, ip);
 	struct inode *inode;
 
-	frame->ip = ip;
-	frame->offset = 0;
-	frame->ino = 0;
-	frame->dev = 0;
-
-	if (!mm)
+	map->file = v && v->vm_file;
+	if (!v) {
+		map->start = ip;
+		map->len = 1;
 		return;
-	if (!v || ip < v->vm_start || ip >= v->vm_end) {
-		v = vma_lookup(mm, ip);
-		*vma = v;
 	}
-	if (!v || !v->vm_file)
+	map->start = v->vm_start;
+	map->len = v->vm_end - v->vm_start;
+	if (!map->file)
 		return;
-
 	inode = file_inode(v->vm_file);
-	frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);
-	frame->ino = inode->i_ino;
-	frame->dev = huge_encode_dev(inode->i_sb->s_dev);
+	map->base = ((u64)v->vm_pgoff << PAGE_SHIFT) - v->vm_start;
+	map->ino = inode->i_ino;
+	map->dev = huge_encode_dev(inode->i_sb->s_dev);
+}
+
+/*
+ * Fill @frames with the @nr addresses of @ips, each with its offset in the
+ * file mapped there and that file's device and inode; with @mm NULL, with
+ * the addresses alone.
+ *
+ * Context: mmap_lock of @mm held for read, or @mm NULL. Does not sleep.
+ */
+static void user_unwind_frames_fill(struct mm_struct *mm,
+				    const unsigned long *ips, unsigned int nr,
+				    struct user_unwind_frame *frames)
+{
+	/* Without @mm, one mapping without a file holds every address. */
+	struct user_unwind_map map = { .start = 0, .len = ULONG_MAX };
+	unsigned int i;
+
+	if (mm)
+		map.len = 0;
+	for (i = 0; i < nr; i++) {
+		unsigned long ip = ips[i];
+
+		if (ip - map.start >= map.len)
+			user_unwind_map_find(mm, ip, &map);
+		frames[i].ip = ip;
+		if (map.file) {
+			frames[i].offset = ip + map.base;
+			frames[i].ino = map.ino;
+			frames[i].dev = map.dev;
+		} else {
+			frames[i].offset = 0;
+			frames[i].ino = 0;
+			frames[i].dev = 0;
+		}
+	}
 }
 
 /*
@@ -181,14 +223,13 @@ static void trace_deferred_unwind_deliver(struct unwind_work *work,
 		container_of(work, struct trace_unwind_client, work);
 	struct user_unwind_stack_entry *entry;
 	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma = NULL;
 	struct user_unwind_frame *frames;
 	struct ring_buffer_event *event;
 	struct trace_buffer *buffer;
 	unsigned int trace_ctx;
 	struct trace_array *tr;
 	unsigned long max;
-	unsigned int nr, i;
+	unsigned int nr;
 
 	guard(rcu)();
 	tr = rcu_dereference(client->tr);
@@ -218,9 +259,7 @@ static void trace_deferred_unwind_deliver(struct unwind_work *work,
 		entry->nr = nr;
 		entry->dropped = trace->nr - nr;
 		frames = (struct user_unwind_frame *)entry->frames;
-		for (i = 0; i < nr; i++)
-			user_unwind_frame_fill(mm, &vma, trace->entries[i],
-					       &frames[i]);
+		user_unwind_frames_fill(mm, trace->entries, nr, frames);
 		trace_buffer_unlock_commit_nostack(buffer, event);
 	}
 

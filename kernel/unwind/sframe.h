@@ -268,6 +268,17 @@ unwind_user_sframe_memo(struct unwind_user_sframe *w, unsigned long ip)
 	return &w->memo[(ip ^ (ip >> 7)) & (UNWIND_USER_SFRAME_MEMO - 1)];
 }
 
+/* Keep @frame as the rule of @ip for the rest of the walk. */
+static inline void unwind_user_sframe_keep(struct unwind_user_sframe *w,
+					   unsigned long ip,
+					   const struct unwind_user_frame *frame)
+{
+	struct unwind_user_sframe_memo *m = unwind_user_sframe_memo(w, ip);
+
+	m->ip = ip;
+	m->frame = *frame;
+}
+
 /*
  * The rule a lookup of this walk found for @ip, if it is still kept: a
  * recursion, direct or through several functions, returns to the same

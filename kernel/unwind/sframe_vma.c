@@ -882,13 +882,9 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 		return ret;
 	}
 out:
-	if (!ret && ip) {
-		struct unwind_user_sframe_memo *m = unwind_user_sframe_memo(w, ip);
-
-		/* For unwind_user_sframe_again(). */
-		m->ip = ip;
-		m->frame = *frame;
-	}
+	/* For unwind_user_sframe_again(). */
+	if (!ret && ip)
+		unwind_user_sframe_keep(w, ip, frame);
 	return ret;
 }
 

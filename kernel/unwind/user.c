@@ -117,6 +117,17 @@ static int unwind_user_frame_rule(struct unwind_user_state *state,
 		 */
 		if (ret != -ENOENT)
 			return ret;
+		/*
+		 * The frame-pointer rule is the return address's for the
+		 * rest of the walk: a recursion through frame-pointer code
+		 * in a file whose section leaves that code out then costs
+		 * no search of the section at each frame.
+		 */
+		if (!topmost) {
+			*frame = arch_unwind_user_fp_frame(sizeof(u64));
+			unwind_user_sframe_keep(sw, ip, frame);
+			return 0;
+		}
 	}
 #endif
 	*frame = arch_unwind_user_fp_frame(state->ws);
@@ -191,19 +202,15 @@ unwind_user_plain_fp(const struct unwind_user_state *state,
 #endif
 }
 
-/* Step from the frame in @state to its caller. Returns 0 on success. */
+/*
+ * Step from the frame in @state, not a plain frame-pointer one (see
+ * unwind_user_plain_fp()), to its caller. Returns 0 on success.
+ */
 static int unwind_user_next(struct unwind_user_state *state,
 			    struct unwind_user_sframe *sw)
 {
 	struct unwind_user_frame frame;
 
-	if (likely(unwind_user_plain_fp(state, sw))) {
-		/* Its own object: never seen by the lookup, so kept constant. */
-		const struct unwind_user_frame fp_frame =
-			arch_unwind_user_fp_frame(sizeof(u64));
-
-		return unwind_user_step(state, &fp_frame, sizeof(u64));
-	}
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	/*
 	 * A return address met before in this walk (a recursion): its rule
@@ -221,6 +228,16 @@ static int unwind_user_next(struct unwind_user_state *state,
 	if (unwind_user_frame_rule(state, sw, &frame))
 		return -ENOENT;
 	return unwind_user_step(state, &frame, state->ws);
+}
+
+/* A plain frame-pointer step (see unwind_user_plain_fp()). */
+static int unwind_user_next_fp(struct unwind_user_state *state)
+{
+	/* Its own object: never seen by the lookup, so kept constant. */
+	const struct unwind_user_frame fp_frame =
+		arch_unwind_user_fp_frame(sizeof(u64));
+
+	return unwind_user_step(state, &fp_frame, sizeof(u64));
 }
 
 #ifdef CONFIG_UPROBES
@@ -246,6 +263,11 @@ static struct return_instance *unwind_user_return_instances(void)
 
 	return utask ? utask->return_instances : NULL;
 }
+
+static unsigned long unwind_user_uretprobe_trampoline(void)
+{
+	return uprobe_get_trampoline_vaddr();
+}
 #else
 struct return_instance;
 
@@ -259,7 +281,156 @@ static inline struct return_instance *unwind_user_return_instances(void)
 {
 	return NULL;
 }
+
+static inline unsigned long unwind_user_uretprobe_trampoline(void)
+{
+	return 0;
+}
 #endif
+
+/*
+ * A run of plain frame-pointer steps (see unwind_user_plain_fp()): record
+ * the frame in @state and step to its caller, again and again, for as long
+ * as each caller's code lies in the mapping the walk knows to have no
+ * SFrame section and is not @stop: a return address in [@first, @first +
+ * @len), @first being the mapping's start + 1 (a call may be the last
+ * instruction of its code). Most frames of most walks are such steps, and
+ * this is their loop: the position in registers, the entries stored
+ * directly, one user access window for the run, and each frame's address
+ * masked into user space (an address beyond it then faults) rather than
+ * checked and fenced.
+ *
+ * The checks are those of unwind_user_step() for the 64-bit frame-pointer
+ * rule, folded: the CFA, fp + 16, must be above the last one, so fp must be
+ * above the last frame pointer, which also ends the walk at a zero frame
+ * pointer (the outermost frame); the return address must be in the range,
+ * which lies in user space, and is checked in full only when it is not.
+ *
+ * Not inlined: the loop wants the registers that the general walk holds.
+ *
+ * Returns true with @state at the caller that ended the run (outside the
+ * range, or @stop: the general loop takes it), false when the walk ends:
+ * @max_entries entries recorded, the chain ended or broken, or a dying task.
+ */
+static noinline bool unwind_user_fp_run(struct unwind_user_state *state,
+					unsigned long first, unsigned long len,
+					unsigned long stop,
+					struct unwind_stacktrace *trace,
+					unsigned int max_entries)
+{
+	unsigned long *entry = trace->entries + trace->nr;
+	unsigned long *end = trace->entries + max_entries;
+	unsigned long fp = state->fp, ra, next;
+	/* As if the last frame pointer were sp - 16: its CFA is sp. */
+	unsigned long last = state->sp >= 16 ? state->sp - 16 : 0;
+	bool more = false;
+
+	*entry++ = state->ip;
+	if (entry == end)
+		goto out;
+	/*
+	 * Open the window. The address it masks is not used: each frame
+	 * masks its own below, before it reads anything.
+	 */
+	(void)masked_user_access_begin((const unsigned long __user *)fp);
+	for (;;) {
+		const unsigned long __user *p;
+
+		/* The walk may be long and fault a lot: a dying task ends it. */
+		if (fatal_signal_pending(current))
+			break;
+		if (fp <= last || (fp & (sizeof(long) - 1)))
+			break;
+		p = mask_user_address((const unsigned long __user *)fp);
+		unsafe_get_user(ra, p + 1, fault);
+		unsafe_get_user(next, p, fault);
+		last = fp;
+		fp = next;
+		if (unlikely(ra - first >= len))
+			goto leave;
+		if (unlikely(ra == stop))
+			goto stop;
+		*entry++ = ra;
+		if (entry == end)
+			break;
+	}
+	goto fault;
+leave:
+	/* A zero or non-user return address ends the chain. */
+	if (!ra || ra >= TASK_SIZE_MAX)
+		goto fault;
+stop:
+	more = true;
+fault:
+	user_read_access_end();
+	if (more) {
+		state->ip = ra;
+		state->sp = last + 16;
+		state->fp = fp;
+	}
+out:
+	trace->nr = entry - trace->entries;
+	return more;
+}
+
+/*
+ * Where the walk must look at a frame: at the task's signal trampolines and,
+ * while a uretprobe is pending, at the uprobes trampoline.
+ */
+struct unwind_user_stops {
+	unsigned long	addr[3];
+	unsigned int	nr;
+};
+
+/*
+ * The range and the stop address of a run of unwind_user_fp_run() from the
+ * frame in @state, a plain frame-pointer one: false if more than one of
+ * @stops lies in the mapping, which one compare a frame could not find.
+ */
+static bool unwind_user_fp_run_range(const struct unwind_user_sframe *sw,
+				     const struct unwind_user_stops *stops,
+				     unsigned long *first, unsigned long *len,
+				     unsigned long *stop)
+{
+	unsigned int i;
+
+#ifdef CONFIG_UNWIND_USER_SFRAME
+	*first = sw->start + 1;
+	*len = sw->end - sw->start;
+#else
+	*first = 1;
+	*len = TASK_SIZE_MAX;
+#endif
+	/* Every return address in the range is a user address. */
+	*len = min(*len, TASK_SIZE_MAX - *first);
+	*stop = 0;
+	for (i = 0; i < stops->nr; i++) {
+		if (stops->addr[i] - *first >= *len)
+			continue;
+		if (*stop)
+			return false;
+		*stop = stops->addr[i];
+	}
+	return true;
+}
+
+/*
+ * Returning to a signal trampoline: go on in the interrupted code, whose IP
+ * is not a return address and whose frame may not be set up yet, like the
+ * first frame of a walk. Out of line: it is the rare frame, and the loop
+ * only compares the return address with the restorers. Returns as
+ * arch_unwind_user_sigreturn().
+ */
+static noinline int unwind_user_sigreturn(struct unwind_user_state *state,
+					  const unsigned long *restorers,
+					  unsigned int nr)
+{
+	int ret = arch_unwind_user_sigreturn(state, restorers, nr);
+
+	if (ret > 0)
+		state->topmost = true;
+	return ret;
+}
 
 /*
  * Walk from @state, recording the current frame and then each caller, until
@@ -271,9 +442,10 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 {
 	struct return_instance *ri = unwind_user_return_instances();
 	struct unwind_user_sframe *sw = NULL;
-	unsigned long restorers[2];
+	struct unwind_user_stops stops;
+	/* Two: glibc's and musl's, in a task that has both. */
+	unsigned long restorers[2] = { 0, 0 };
 	unsigned int nr_restorers;
-	int ret;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	struct unwind_user_sframe sframe = {
 		.reads_left = UNWIND_USER_SFRAME_READS,
@@ -286,25 +458,40 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 
 	/* Where the task's signal handlers return to: signal trampolines. */
 	nr_restorers = arch_unwind_user_restorers(restorers, ARRAY_SIZE(restorers));
+	for (stops.nr = 0; stops.nr < nr_restorers; stops.nr++)
+		stops.addr[stops.nr] = restorers[stops.nr];
+	if (ri)
+		stops.addr[stops.nr++] = unwind_user_uretprobe_trampoline();
+
 	trace->nr = 0;
 	while (trace->nr < max_entries) {
-		trace->entries[trace->nr++] = state->ip;
-		/* The walk may be long and fault a lot: a dying task ends it. */
-		if (fatal_signal_pending(current) || unwind_user_next(state, sw))
-			break;
+		unsigned long first, len, stop;
+
+		if (!unwind_user_plain_fp(state, sw)) {
+			trace->entries[trace->nr++] = state->ip;
+			/* A dying task ends the walk, as in the run. */
+			if (fatal_signal_pending(current) ||
+			    unwind_user_next(state, sw))
+				break;
+		} else if (can_do_masked_user_access() &&
+			   unwind_user_fp_run_range(sw, &stops, &first, &len,
+						    &stop)) {
+			if (!unwind_user_fp_run(state, first, len, stop, trace,
+						max_entries))
+				break;
+		} else {
+			trace->entries[trace->nr++] = state->ip;
+			if (fatal_signal_pending(current) ||
+			    unwind_user_next_fp(state))
+				break;
+		}
 		unwind_user_uretprobe_fixup(state, &ri);
-		if (!nr_restorers)
+		/* Slots without a restorer hold 0, which no IP is. */
+		if (likely(state->ip != restorers[0] &&
+			   state->ip != restorers[1]))
 			continue;
-		/*
-		 * Returning to a signal trampoline: go on in the interrupted
-		 * code, whose IP is not a return address and whose frame may
-		 * not be set up yet, like the first frame of a walk.
-		 */
-		ret = arch_unwind_user_sigreturn(state, restorers, nr_restorers);
-		if (ret < 0)
+		if (unwind_user_sigreturn(state, restorers, nr_restorers) < 0)
 			break;
-		if (ret)
-			state->topmost = true;
 	}
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	unwind_user_sframe_done(sw);

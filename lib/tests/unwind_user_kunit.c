@@ -17,12 +17,21 @@
 #define UW_PAGES	4
 #define UW_MAX		64
 
-/* Fake user text addresses: recorded by the walker, never dereferenced. */
-#define IP0		0x10000UL
-#define RA(n)		(0x401000UL + 0x10 * (n))
+/*
+ * Code addresses of a case's test @t: recorded by the walker, never
+ * dereferenced. Where nothing is mapped by default, so that every step
+ * looks its code up and takes the walker's general path; in the test's own
+ * mapping, which has no SFrame section, for the second run of the cases
+ * that take a parameter, so that the steps after the first take the run of
+ * plain frame-pointer steps.
+ */
+#define UW_TEXT		0x401000UL
+#define IP0		(t->text + 0x800)
+#define RA(n)		(t->text + 0x10 * (n))
 
 struct uw_test {
 	unsigned long	base;		/* start of the test's user mapping */
+	unsigned long	text;		/* where its code addresses lie */
 	unsigned long	entries[UW_MAX];
 	struct unwind_stacktrace trace;
 };
@@ -38,8 +47,22 @@ static struct uw_test *uw_setup(struct kunit *test, unsigned long flags)
 	KUNIT_ASSERT_NE_MSG(test, t->base, 0, "could not map user memory");
 	KUNIT_ASSERT_TRUE(test, t->base < TASK_SIZE_MAX);
 	t->trace.entries = t->entries;
+	t->text = UW_TEXT;
+	if (test->param_value && *(const bool *)test->param_value)
+		t->text = t->base + 2 * PAGE_SIZE;
 	return t;
 }
+
+/* The two places of a case's code (see RA()). */
+static const bool uw_in_mapping[] = { false, true };
+
+static void uw_in_mapping_desc(const bool *in, char *desc)
+{
+	strscpy(desc, *in ? "code in a mapping without a section" :
+		"code unmapped", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uw_text, uw_in_mapping, uw_in_mapping_desc);
 
 /* Address @off bytes into the test's mapping. */
 static unsigned long uw_addr(struct uw_test *t, unsigned long off)
@@ -109,6 +132,25 @@ static void uw_normal_chain(struct kunit *test)
 	uw_frame(test, f2, 0, RA(3), 8);	/* outermost: FP = 0 */
 	uw_walk(test, t, IP0, uw_addr(t, 0), f0, 8, UW_MAX);
 	UW_EXPECT(test, t, IP0, RA(1), RA(2), RA(3));
+}
+
+/*
+ * A caller whose code lies elsewhere, then callers back in the first
+ * place: the run of plain steps ends and starts again, losing nothing.
+ */
+static void uw_elsewhere_and_back(struct kunit *test)
+{
+	struct uw_test *t = uw_setup(test, 0);
+	unsigned long f0 = uw_addr(t, 0x100), f1 = uw_addr(t, 0x200);
+	unsigned long f2 = uw_addr(t, 0x300), f3 = uw_addr(t, 0x400);
+	unsigned long away = UW_TEXT + 2 * PAGE_SIZE;
+
+	uw_frame(test, f0, f1, RA(1), 8);
+	uw_frame(test, f1, f2, away, 8);
+	uw_frame(test, f2, f3, RA(3), 8);
+	uw_frame(test, f3, 0, RA(4), 8);
+	uw_walk(test, t, IP0, uw_addr(t, 0), f0, 8, UW_MAX);
+	UW_EXPECT(test, t, IP0, RA(1), away, RA(3), RA(4));
 }
 
 static void uw_zero_return_address(struct kunit *test)
@@ -410,16 +452,17 @@ static void uw_kthread_refused(struct kunit *test)
 }
 
 static struct kunit_case unwind_user_cases[] = {
-	KUNIT_CASE(uw_normal_chain),
-	KUNIT_CASE(uw_zero_return_address),
+	KUNIT_CASE_PARAM(uw_normal_chain, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_elsewhere_and_back, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_zero_return_address, uw_text_gen_params),
 	KUNIT_CASE(uw_fp_zero_at_entry),
-	KUNIT_CASE(uw_depth_cap),
-	KUNIT_CASE(uw_max_entries_small),
-	KUNIT_CASE(uw_cyclic),
-	KUNIT_CASE(uw_non_growing),
-	KUNIT_CASE(uw_misaligned),
-	KUNIT_CASE(uw_kernel_pointer),
-	KUNIT_CASE(uw_unmapped),
+	KUNIT_CASE_PARAM(uw_depth_cap, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_max_entries_small, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_cyclic, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_non_growing, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_misaligned, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_kernel_pointer, uw_text_gen_params),
+	KUNIT_CASE_PARAM(uw_unmapped, uw_text_gen_params),
 	KUNIT_CASE(uw_compat_chain),
 	KUNIT_CASE(uw_compat_bad),
 	KUNIT_CASE(uw_function_entry),

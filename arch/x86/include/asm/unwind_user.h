@@ -232,21 +232,29 @@ static inline unsigned int arch_unwind_user_restorers(unsigned long *out,
 						      unsigned int max)
 {
 	struct sighand_struct *sh = current->sighand;
-	unsigned int n = 0, i, sig;
+	const struct k_sigaction *ka, *end;
+	unsigned int n = 0, i;
 
-	if (!sh)
+	if (!sh || !max)
 		return 0;
-	for (sig = 0; sig < _NSIG && n < max; sig++) {
-		const struct k_sigaction *ka = &sh->action[sig];
+	/*
+	 * Every walk scans all the actions: one load and test a signal
+	 * without SA_RESTORER, the common case, and the rest out of line.
+	 */
+	end = sh->action + _NSIG;
+	for (ka = sh->action; ka < end; ka++) {
 		unsigned long r;
 
-		if (!(READ_ONCE(ka->sa.sa_flags) & SA_RESTORER))
+		if (likely(!(READ_ONCE(ka->sa.sa_flags) & SA_RESTORER)))
 			continue;
 		r = (unsigned long)READ_ONCE(ka->sa.sa_restorer);
 		for (i = 0; i < n && out[i] != r; i++)
 			;
-		if (i == n && r)
-			out[n++] = r;
+		if (i < n || !r)
+			continue;
+		out[n++] = r;
+		if (n == max)
+			break;
 	}
 	return n;
 }
