@@ -470,7 +470,9 @@ static noinline int unwind_deferred_request_slow(struct unwind_work *work,
 	int bit, ret;
 
 	*cookie = 0;
-	if (unwind_task_refused(current) || (current->flags & PF_EXITING))
+	/* unwind_task_refused(), with PF_EXITING in the same test. */
+	if ((current->flags & (PF_KTHREAD | PF_USER_WORKER | PF_EXITING)) ||
+	    !current->mm)
 		return -EINVAL;
 	if (!system_has_cmpxchg128())
 		return -EOPNOTSUPP;
@@ -502,8 +504,8 @@ static noinline int unwind_deferred_request_slow(struct unwind_work *work,
 		 * tracepoint of a nohz_full CPU comes after the reset.
 		 */
 		if (in_nmi() ||
-		    (in_task() && irqs_disabled() &&
-		     context_tracking_enabled_this_cpu()))
+		    (context_tracking_enabled_this_cpu() && in_task() &&
+		     irqs_disabled()))
 			irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
 		ret = 0;
 	}
