@@ -126,17 +126,18 @@ void __trace_deferred_unwind_request(struct trace_array *tr,
 /*
  * What the frames in one mapping share: the mapping's range, and for a
  * file the file offset of address 0 of the mapping (so that an address's
- * offset is one addition), the file's inode number and device. A stack has
- * runs of frames in one mapping (a program's own functions, then the
- * library's): the mapping is looked up once per run.
+ * offset is one addition), the file's inode number and device; all three
+ * 0 without a file, and @mask 0 to make the offset 0 too. A stack has runs
+ * of frames in one mapping (a program's own functions, then a library's):
+ * the mapping is looked up once per run.
  */
 struct user_unwind_map {
 	unsigned long	start;
 	unsigned long	len;
 	u64		base;
+	u64		mask;
 	u64		ino;
 	u64		dev;
-	bool		file;
 };
 
 /*
@@ -151,18 +152,16 @@ static void user_unwind_map_find(struct mm_struct *mm, unsigned long ip,
 	struct vm_area_struct *v = vma_lookup(mm, ip);
 	struct inode *inode;
 
-	map->file = v && v->vm_file;
-	if (!v) {
-		map->start = ip;
-		map->len = 1;
+	*map = (struct user_unwind_map) { .start = ip, .len = 1 };
+	if (!v)
 		return;
-	}
 	map->start = v->vm_start;
 	map->len = v->vm_end - v->vm_start;
-	if (!map->file)
+	if (!v->vm_file)
 		return;
 	inode = file_inode(v->vm_file);
 	map->base = ((u64)v->vm_pgoff << PAGE_SHIFT) - v->vm_start;
+	map->mask = ~0ULL;
 	map->ino = inode->i_ino;
 	map->dev = huge_encode_dev(inode->i_sb->s_dev);
 }
@@ -190,15 +189,9 @@ static void user_unwind_frames_fill(struct mm_struct *mm,
 		if (ip - map.start >= map.len)
 			user_unwind_map_find(mm, ip, &map);
 		frames[i].ip = ip;
-		if (map.file) {
-			frames[i].offset = ip + map.base;
-			frames[i].ino = map.ino;
-			frames[i].dev = map.dev;
-		} else {
-			frames[i].offset = 0;
-			frames[i].ino = 0;
-			frames[i].dev = 0;
-		}
+		frames[i].offset = (ip + map.base) & map.mask;
+		frames[i].ino = map.ino;
+		frames[i].dev = map.dev;
 	}
 }
 
