@@ -272,7 +272,8 @@ mutate late_no_kick kernel/unwind/deferred.c \
 	unwind_deferred.19
 # Issue 31, m14: a request before the exit loop (sched_switch) raises none.
 mutate switch_kicks kernel/unwind/deferred.c \
-	'context_tracking_enabled_this_cpu()))' 'true))' \
+	'(context_tracking_enabled_this_cpu() && in_task() &&' \
+	'(true && in_task() &&' \
 	deferred_callchain.12
 # Contract 20: a walk continues through a signal frame with the registers
 # saved in it.
@@ -310,8 +311,8 @@ mutate phdrs_moved_ignored kernel/unwind/sframe_vma.c \
 # SFrame (contracts 14, 15): frames of code without frame pointers come
 # from the section of the mapped file.
 mutate sframe_no_fp_fallback kernel/unwind/user.c \
-	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;\n\t}\n#endif' \
-	$'\t\treturn ret;\n\t}\n#endif' \
+	$'\t\tif (ret != -ENOENT)\n\t\t\treturn ret;\n' \
+	$'\t\treturn ret;\n' \
 	unwind_user_sframe_dso.2
 mutate sframe_fde_off_by_one kernel/unwind/sframe.c \
 	'if (fde->func_start <= ip) {' 'if (fde->func_start < ip) {' \
@@ -355,12 +356,47 @@ mutate sframe_not_used kernel/unwind/user.c \
 	'if (sw && state->ws == sizeof(u64)) {' 'if (0) {' \
 	unwind_user_sframe.2
 # Issue 34: the instruction budget (docs/bench/budget.txt). Four NOPs a
-# step on the frame-pointer path: fp_step 75.0 against 71.0, and every
-# delivery 4 instructions a frame dearer.
+# step in the loop of frame-pointer runs (step 71): fp_step 36.0 against
+# 32.0, and every delivery 4 instructions a frame dearer.
 check=budget mutate fp_step_slowed kernel/unwind/user.c \
-	$'\t\treturn unwind_user_step(state, &fp_frame, sizeof(u64));' \
-	$'\t\tasm volatile("nop; nop; nop; nop");\n\t\treturn unwind_user_step(state, &fp_frame, sizeof(u64));' \
+	$'\t\t*entry++ = ra;\n' \
+	$'\t\tasm volatile("nop; nop; nop; nop");\n\t\t*entry++ = ra;\n' \
 	fp_step
+# The run's checks (step 71): KUnit's chain cases with their code in a
+# mapping without a section walk every frame after the first in the run.
+mutate fp_run_no_align kernel/unwind/user.c \
+	'if (fp <= last || (fp & (sizeof(long) - 1)))' 'if (fp <= last)' \
+	kunit.uw_misaligned
+mutate fp_run_not_upward kernel/unwind/user.c \
+	'if (fp <= last || (fp & (sizeof(long) - 1)))' \
+	'if (!fp || (fp & (sizeof(long) - 1)))' \
+	kunit.uw_cyclic
+mutate fp_run_unmasked kernel/unwind/user.c \
+	'p = mask_user_address((const unsigned long __user *)fp);' \
+	'p = (const unsigned long __user *)fp;' \
+	kunit.uw_kernel_pointer
+# A return address outside the run's mapping leaves the run: code with
+# an SFrame section is not walked by frame pointers.
+mutate fp_run_any_mapping kernel/unwind/user.c \
+	$'\t\tif (unlikely(ra - first >= len))\n' \
+	$'\t\tif (unlikely(!ra || ra >= TASK_SIZE_MAX))\n' \
+	unwind_user_sframe_dso
+# A signal restorer in the run's mapping ends the run (contract 20).
+mutate fp_run_no_stop kernel/unwind/user.c \
+	$'\t\tif (unlikely(ra == stop))\n\t\t\tgoto stop;\n' '' \
+	unwind_user_fp.4
+# Step 73: the frame-pointer rule kept for code a section leaves out is
+# only a caller's; the topmost frame's own rule is never kept.
+mutate sframe_keep_topmost kernel/unwind/user.c \
+	$'\t\tif (!topmost) {\n\t\t\t*frame = arch_unwind_user_fp_frame(sizeof(u64));' \
+	$'\t\tif (1) {\n\t\t\t*frame = arch_unwind_user_fp_frame(sizeof(u64));' \
+	unwind_user_sframe_dso
+# Step 72: the restorers of handlers in every group of eight signals (the
+# test's SIGUSR1 is in the second).
+mutate restorer_groups_skipped arch/x86/include/asm/unwind_user.h \
+	'for (group = sh->action; group < end; group += 8) {' \
+	'for (group = sh->action; group < end; group += _NSIG) {' \
+	unwind_user_fp.4
 
 # BPF's client (issue 32, kernel/unwind/bpf.c): bpf_unwind 1-10.
 mutate bpf_no_delivery kernel/unwind/bpf.c \
@@ -426,8 +462,8 @@ mutate ftrace_wrong_cookie kernel/trace/trace_deferred_unwind.c \
 	$'\tentry->cookie = cookie + 2;\n\ttrace_buffer_unlock_commit_nostack(buffer, event);\n}' \
 	ftrace_userstack.
 mutate ftrace_no_pgoff kernel/trace/trace_deferred_unwind.c \
-	'frame->offset = ip - v->vm_start + ((u64)v->vm_pgoff << PAGE_SHIFT);' \
-	'frame->offset = ip - v->vm_start;' \
+	'map->base = ((u64)v->vm_pgoff << PAGE_SHIFT) - v->vm_start;' \
+	'map->base = -(u64)v->vm_start;' \
 	ftrace_userstack.
 
 # Contract 12: the callback never sleeps on mmap_lock, and clearing the
