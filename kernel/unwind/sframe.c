@@ -720,7 +720,8 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 
 /* Last FDE starting at or below @ip, or -ENOENT. */
 static int sframe_search_fde(const struct sframe_section *sec,
-			     unsigned long ip, struct sframe_fde *fde)
+			     unsigned long ip, struct sframe_fde *fde,
+			     unsigned long *next)
 {
 	u32 lo = 0, hi = sec->num_fdes, mid;
 	s64 found = -1;
@@ -728,8 +729,11 @@ static int sframe_search_fde(const struct sframe_section *sec,
 
 	/*
 	 * [lo, hi) halves every round whatever the data says, so this takes
-	 * at most 33 rounds.
+	 * at most 33 rounds. The start of the function found at hi, the
+	 * first one after @ip in a sorted section, ends the gap @ip may be
+	 * in; *@next is 0 when no gap is known.
 	 */
+	*next = sec->text_end;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		ret = sframe_read_fde(sec, mid, fde, false);
@@ -740,6 +744,7 @@ static int sframe_search_fde(const struct sframe_section *sec,
 			lo = mid + 1;
 		} else {
 			hi = mid;
+			*next = fde->func_start;
 		}
 	}
 	if (found < 0)
@@ -752,7 +757,27 @@ static int sframe_search_fde(const struct sframe_section *sec,
 	 * A function outside the text is not this text's: not covered, not
 	 * malformed (validation, which sees the whole section, refuses it).
 	 */
-	return sframe_check_fde_range(sec, fde) ? -ENOENT : 0;
+	if (sframe_check_fde_range(sec, fde)) {
+		*next = 0;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Keep [@start, @end) as code the section does not cover: no function of a
+ * sorted section starts or ends in it. A section that is not sorted may
+ * have one there that a search for another address would find; such a
+ * section is malformed, and what a lookup answers for it only has to be
+ * safe, not right.
+ */
+static void sframe_cache_gap(struct sframe_cache *cache, unsigned long start,
+			     unsigned long end)
+{
+	if (!cache || end <= start)
+		return;
+	cache->gap_start = start;
+	cache->gap_len = end - start;
 }
 
 /**
@@ -763,8 +788,10 @@ static int sframe_search_fde(const struct sframe_section *sec,
  * @frame: filled in on success
  *
  * As sframe_find(). An address answered last time is answered again from
- * @cache, and one inside the function found last time skips the search for
- * its FDE. A cache that was filled for another section is emptied first.
+ * @cache, one inside the function found last time skips the search for
+ * its FDE, and one in the gap between functions that the last search
+ * found around its address is not covered without a search. A cache that
+ * was filled for another section is emptied first.
  *
  * Return: as sframe_find().
  */
@@ -783,6 +810,7 @@ int sframe_find_cached(const struct sframe_section *sec,
 	if (cache && cache->sframe_start != sec->sframe_start) {
 		cache->have_fde = false;
 		cache->have_ip = false;
+		cache->gap_len = 0;
 		cache->sframe_start = sec->sframe_start;
 	}
 	if (cache && cache->have_ip && cache->ip == ip) {
@@ -790,22 +818,33 @@ int sframe_find_cached(const struct sframe_section *sec,
 			*frame = cache->frame;
 		return cache->ret;
 	}
+	/* Code the section leaves out, as the last search found. */
+	if (cache && ip - cache->gap_start < cache->gap_len)
+		return -ENOENT;
 
 	if (cache && cache->have_fde && ip >= cache->fde.func_start &&
 	    ip - cache->fde.func_start < cache->fde.func_size) {
 		fde = cache->fde;
 	} else {
-		ret = sframe_search_fde(sec, ip, &fde);
+		unsigned long next;
+
+		ret = sframe_search_fde(sec, ip, &fde, &next);
+		if (ret == -ENOENT && next)
+			/* Before the first function. */
+			sframe_cache_gap(cache, sec->text_start, next);
 		if (ret)
 			return ret;
+		/* Between functions: not covered. */
+		if (ip - fde.func_start >= fde.func_size) {
+			sframe_cache_gap(cache, fde.func_start + fde.func_size,
+					 next);
+			return -ENOENT;
+		}
 		if (cache) {
 			cache->fde = fde;
 			cache->have_fde = true;
 		}
 	}
-	/* Between functions: not covered. */
-	if (ip - fde.func_start >= fde.func_size)
-		return -ENOENT;
 	/* A signal frame's caller state is in the signal frame, not at CFA. */
 	if (fde.signal)
 		return -EOPNOTSUPP;

@@ -103,6 +103,10 @@ struct sframe_fde {
  * @ret:		its return value (0 or %SFRAME_OUTERMOST)
  * @frame:		its frame description
  * @have_ip:		@ip, @ret and @frame are valid
+ * @gap_start:		code the section does not cover, between functions
+ *			(or before the first or after the last), as the
+ *			last search that missed found it ...
+ * @gap_len:		... and its length: 0 for none
  *
  * Neighbouring frames of a stack are often in one function (loops calling
  * helpers) and recursion repeats one return address: the FDE and the row are
@@ -117,6 +121,8 @@ struct sframe_cache {
 	int				ret;
 	unsigned long			ip;
 	struct unwind_user_frame	frame;
+	unsigned long			gap_start;
+	unsigned long			gap_len;
 };
 
 int sframe_init(struct sframe_section *sec);

@@ -863,6 +863,9 @@ static int sframe_vma_find_in(struct unwind_user_sframe *w,
 			*frame = cache->frame;
 		goto out;
 	}
+	/* Code between its functions, as the last search found: none. */
+	if (at - cache->gap_start < cache->gap_len)
+		return -ENOENT;
 
 	sec = *rel;
 	sec.sframe_start += sframe_bias;
