@@ -301,10 +301,11 @@ static inline unsigned long unwind_user_uretprobe_trampoline(void)
  * checked and fenced.
  *
  * The checks are those of unwind_user_step() for the 64-bit frame-pointer
- * rule, folded: the CFA, fp + 16, must be above the last one, so fp must be
- * above the last frame pointer, which also ends the walk at a zero frame
- * pointer (the outermost frame); the return address must be in the range,
- * which lies in user space, and is checked in full only when it is not.
+ * rule, folded: the CFA, fp + 16, must be above the last one, so a caller's
+ * frame pointer must be above the frame pointer it was read from, which
+ * also ends the walk at a zero frame pointer (the outermost frame); the
+ * return address must be in the range, which lies in user space, and is
+ * checked in full only when it is not.
  *
  * Not inlined: the loop wants the registers that the general walk holds.
  *
@@ -321,12 +322,13 @@ static noinline bool unwind_user_fp_run(struct unwind_user_state *state,
 	unsigned long *entry = trace->entries + trace->nr;
 	unsigned long *end = trace->entries + max_entries;
 	unsigned long fp = state->fp, ra, next;
-	/* As if the last frame pointer were sp - 16: its CFA is sp. */
-	unsigned long last = state->sp >= 16 ? state->sp - 16 : 0;
 	bool more = false;
 
 	*entry++ = state->ip;
 	if (entry == end)
+		goto out;
+	/* The first frame's CFA, fp + 16, must be above the stack pointer. */
+	if (fp + 2 * sizeof(long) <= state->sp || (fp & (sizeof(long) - 1)))
 		goto out;
 	/*
 	 * Open the window. The address it masks is not used: each frame
@@ -334,40 +336,47 @@ static noinline bool unwind_user_fp_run(struct unwind_user_state *state,
 	 */
 	(void)masked_user_access_begin((const unsigned long __user *)fp);
 	for (;;) {
-		const unsigned long __user *p;
-
 		/* The walk may be long and fault a lot: a dying task ends it. */
 		if (fatal_signal_pending(current))
 			break;
-		if (fp <= last || (fp & (sizeof(long) - 1)))
-			break;
-		p = mask_user_address((const unsigned long __user *)fp);
-		unsafe_get_user(ra, p + 1, fault);
-		unsafe_get_user(next, p, fault);
-		last = fp;
-		fp = next;
+		/*
+		 * Masked in place: a user address stays what it was, and any
+		 * other faults, so that from here on fp is the address read.
+		 */
+		fp = (unsigned long)mask_user_address((const void __user *)fp);
+		unsafe_get_user(ra, (const unsigned long __user *)fp + 1, fault);
+		unsafe_get_user(next, (const unsigned long __user *)fp, fault);
 		if (unlikely(ra - first >= len))
 			goto leave;
 		if (unlikely(ra == stop))
 			goto stop;
 		*entry++ = ra;
-		if (entry == end)
+		/*
+		 * The caller's frame must be higher up the stack, which also
+		 * catches wrap-around, a cycle and the zero frame pointer of
+		 * the outermost frame, and aligned.
+		 */
+		if (unlikely(next <= fp))
 			break;
+		if (unlikely(next & (sizeof(long) - 1)))
+			break;
+		if (unlikely(entry == end))
+			break;
+		fp = next;
 	}
-	goto fault;
+fault:
+	user_read_access_end();
+	goto out;
 leave:
 	/* A zero or non-user return address ends the chain. */
 	if (!ra || ra >= TASK_SIZE_MAX)
 		goto fault;
 stop:
-	more = true;
-fault:
 	user_read_access_end();
-	if (more) {
-		state->ip = ra;
-		state->sp = last + 16;
-		state->fp = fp;
-	}
+	more = true;
+	state->ip = ra;
+	state->sp = fp + 2 * sizeof(long);
+	state->fp = next;
 out:
 	trace->nr = entry - trace->entries;
 	return more;
