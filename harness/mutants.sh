@@ -365,15 +365,13 @@ check=budget mutate fp_step_slowed kernel/unwind/user.c \
 # The run's checks (step 71): KUnit's chain cases with their code in a
 # mapping without a section walk every frame after the first in the run.
 mutate fp_run_no_align kernel/unwind/user.c \
-	'if (fp <= last || (fp & (sizeof(long) - 1)))' 'if (fp <= last)' \
+	$'\t\tif (unlikely(next & (sizeof(long) - 1)))\n\t\t\tbreak;\n' '' \
 	kunit.uw_misaligned
 mutate fp_run_not_upward kernel/unwind/user.c \
-	'if (fp <= last || (fp & (sizeof(long) - 1)))' \
-	'if (!fp || (fp & (sizeof(long) - 1)))' \
+	$'\t\tif (unlikely(next <= fp))\n' $'\t\tif (unlikely(!next))\n' \
 	kunit.uw_cyclic
 mutate fp_run_unmasked kernel/unwind/user.c \
-	'p = mask_user_address((const unsigned long __user *)fp);' \
-	'p = (const unsigned long __user *)fp;' \
+	$'\t\tfp = (unsigned long)mask_user_address((const void __user *)fp);\n' '' \
 	kunit.uw_kernel_pointer
 # A return address outside the run's mapping leaves the run: code with
 # an SFrame section is not walked by frame pointers.
@@ -391,6 +389,14 @@ mutate sframe_keep_topmost kernel/unwind/user.c \
 	$'\t\tif (!topmost) {\n\t\t\t*frame = arch_unwind_user_fp_frame(sizeof(u64));' \
 	$'\t\tif (1) {\n\t\t\t*frame = arch_unwind_user_fp_frame(sizeof(u64));' \
 	unwind_user_sframe_dso
+# Step 73: the gap a missed SFrame search found is answered without a
+# read, and ends where the next function starts.
+mutate sframe_gap_too_wide kernel/unwind/sframe.c \
+	$'\tcache->gap_len = end - start;\n' $'\tcache->gap_len = end - start + 1;\n' \
+	kunit.sf_gap_cached
+mutate sframe_gap_unused kernel/unwind/sframe.c \
+	$'\tif (cache && ip - cache->gap_start < cache->gap_len)\n\t\treturn -ENOENT;\n' '' \
+	kunit.sf_gap_cached
 # Step 72: the restorers of handlers in every group of eight signals (the
 # test's SIGUSR1 is in the second).
 mutate restorer_groups_skipped arch/x86/include/asm/unwind_user.h \

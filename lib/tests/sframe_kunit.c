@@ -413,6 +413,82 @@ static void sf_budget(struct kunit *test)
 	}
 }
 
+static int sf_find_cached_budget(struct sframe_section *sec,
+				 struct sframe_cache *cache, unsigned long ip,
+				 unsigned int budget, unsigned int *left,
+				 struct unwind_user_frame *f)
+{
+	int ret;
+
+	*left = budget;
+	sec->reads_left = left;
+	ret = sframe_find_cached(sec, cache, ip, f);
+	sec->reads_left = NULL;
+	return ret;
+}
+
+/*
+ * A search that misses keeps the gap its address is in, between two
+ * functions, before the first or after the last: another address in it is
+ * not covered without a read (a budget of 0 would give -EAGAIN for any),
+ * and the gap ends exactly where the functions around it do.
+ */
+static void sf_gap_cached(struct kunit *test)
+{
+	static const struct {
+		unsigned long	miss, again, edge_below, edge_above;
+	} gaps[] = {
+		{ 0x150, 0x17f, 0x13f, 0x180 },		/* between f0 and f1 */
+		{ 0x1a0, 0x1ff, 0x18f, 0x200 },		/* between f1 and the PLT */
+		{ 0x010, 0x0ff, 0, 0x100 },		/* before f0 */
+		{ 0x300, SF_TEXT_SIZE - 1, 0x23f, 0 },	/* after the PLT */
+	};
+	struct sf_test *t = sf_setup(test);
+	struct unwind_user_frame f, want;
+	struct sframe_cache cache;
+	unsigned int v, i, left;
+
+	for (v = 1; v <= 3; v++) {
+		KUNIT_ASSERT_EQ(test, sf_build(test, t, v, SF_SORTED,
+					       basic_funcs,
+					       ARRAY_SIZE(basic_funcs)), 0);
+		for (i = 0; i < ARRAY_SIZE(gaps); i++) {
+			memset(&cache, 0, sizeof(cache));
+			KUNIT_EXPECT_EQ_MSG(test,
+				sf_find_cached_budget(&t->sec, &cache,
+						      t->text + gaps[i].miss,
+						      100, &left, &f),
+				-ENOENT, "V%u gap %u", v, i);
+			KUNIT_EXPECT_LT_MSG(test, left, 100, "V%u gap %u", v, i);
+			KUNIT_EXPECT_EQ_MSG(test,
+				sf_find_cached_budget(&t->sec, &cache,
+						      t->text + gaps[i].again,
+						      0, &left, &f),
+				-ENOENT, "V%u gap %u", v, i);
+			/* The functions around it are still found. */
+			if (gaps[i].edge_above) {
+				KUNIT_EXPECT_EQ_MSG(test,
+					sframe_find_cached(&t->sec, &cache,
+						t->text + gaps[i].edge_above, &f),
+					0, "V%u gap %u", v, i);
+				KUNIT_EXPECT_EQ(test, sframe_find(&t->sec,
+					t->text + gaps[i].edge_above, &want), 0);
+				KUNIT_EXPECT_EQ(test, f.cfa_off, want.cfa_off);
+			}
+			if (gaps[i].edge_below) {
+				memset(&cache, 0, sizeof(cache));
+				KUNIT_EXPECT_EQ(test, sframe_find_cached(&t->sec,
+					&cache, t->text + gaps[i].miss, &f),
+					-ENOENT);
+				KUNIT_EXPECT_EQ_MSG(test,
+					sframe_find_cached(&t->sec, &cache,
+						t->text + gaps[i].edge_below, &f),
+					0, "V%u gap %u", v, i);
+			}
+		}
+	}
+}
+
 #define SF_CAP_ROWS	16384
 
 /*
@@ -1095,6 +1171,7 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sf_v3),
 	KUNIT_CASE(sf_v3_secrel),
 	KUNIT_CASE(sf_budget),
+	KUNIT_CASE(sf_gap_cached),
 	KUNIT_CASE(sf_rows_cap),
 	KUNIT_CASE(sf_widths),
 	KUNIT_CASE(sf_v1_pcmask),
