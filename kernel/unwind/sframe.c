@@ -718,7 +718,10 @@ int sframe_find(const struct sframe_section *sec, unsigned long ip,
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 
-/* Last FDE starting at or below @ip, or -ENOENT. */
+/*
+ * Last FDE starting at or below @ip, or -ENOENT; *@next is set to where the
+ * code after @ip's gap starts (see below), for a caller that misses.
+ */
 static int sframe_search_fde(const struct sframe_section *sec,
 			     unsigned long ip, struct sframe_fde *fde,
 			     unsigned long *next)

@@ -452,7 +452,7 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 	struct return_instance *ri = unwind_user_return_instances();
 	struct unwind_user_sframe *sw = NULL;
 	struct unwind_user_stops stops;
-	/* Two: glibc's and musl's, in a task that has both. */
+	/* The first two distinct ones; tasks rarely have more than one. */
 	unsigned long restorers[2] = { 0, 0 };
 	unsigned int nr_restorers;
 #ifdef CONFIG_UNWIND_USER_SFRAME
