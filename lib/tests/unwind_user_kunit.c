@@ -247,6 +247,7 @@ static void uw_misaligned(struct kunit *test)
 {
 	struct uw_test *t = uw_setup(test, 0);
 	unsigned long f0 = uw_addr(t, 0x100), bad = uw_addr(t, 0x203);
+	unsigned long f1 = uw_addr(t, 0x180);
 
 	/* A well-formed frame sits at the misaligned address. */
 	uw_frame(test, f0, bad, RA(1), 8);
@@ -257,6 +258,16 @@ static void uw_misaligned(struct kunit *test)
 	/* Misaligned from the start. */
 	uw_walk(test, t, IP0, uw_addr(t, 0), bad, 8, UW_MAX);
 	UW_EXPECT(test, t, IP0);
+
+	/*
+	 * Misaligned two frames up: with the code in a mapping, read by a
+	 * run of plain steps that began with the frame below.
+	 */
+	uw_frame(test, f0, f1, RA(1), 8);
+	uw_frame(test, f1, bad, RA(2), 8);
+	uw_frame(test, bad, 0, RA(3), 8);
+	uw_walk(test, t, IP0, uw_addr(t, 0), f0, 8, UW_MAX);
+	UW_EXPECT(test, t, IP0, RA(1), RA(2));
 }
 
 static unsigned long uw_kernel_frame[2];
