@@ -373,13 +373,9 @@ mutate fp_run_not_upward kernel/unwind/user.c \
 mutate fp_run_unmasked kernel/unwind/user.c \
 	$'\t\tfp = (unsigned long)mask_user_address((const void __user *)fp);\n' '' \
 	kunit.uw_kernel_pointer
-# A return address outside the run's mapping leaves the run: code with
-# an SFrame section is not walked by frame pointers.
-mutate fp_run_any_mapping kernel/unwind/user.c \
-	$'\t\tif (unlikely(ra - first >= len))\n' \
-	$'\t\tif (unlikely(!ra || ra >= TASK_SIZE_MAX))\n' \
-	unwind_user_sframe_dso
-# A signal restorer in the run's mapping ends the run (contract 20).
+# A signal restorer in the run's mapping ends the run (contract 20): the
+# handler of unwind_user_fp 4 calls the function that makes the read(), so
+# that the step to the trampoline is in a run.
 mutate fp_run_no_stop kernel/unwind/user.c \
 	$'\t\tif (unlikely(ra == stop))\n\t\t\tgoto stop;\n' '' \
 	unwind_user_fp.4
@@ -388,7 +384,7 @@ mutate fp_run_no_stop kernel/unwind/user.c \
 mutate sframe_keep_topmost kernel/unwind/user.c \
 	$'\t\tif (!topmost) {\n\t\t\t*frame = arch_unwind_user_fp_frame(sizeof(u64));' \
 	$'\t\tif (1) {\n\t\t\t*frame = arch_unwind_user_fp_frame(sizeof(u64));' \
-	unwind_user_sframe_dso
+	kunit.uw_function_entry
 # Step 73: the gap a missed SFrame search found is answered without a
 # read, and ends where the next function starts.
 mutate sframe_gap_too_wide kernel/unwind/sframe.c \

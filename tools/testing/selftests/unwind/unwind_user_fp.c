@@ -11,10 +11,12 @@
  * 32-bit (int $0x80, compat word size 4). Needs frame pointers.
  *
  * 64-bit also walks through a signal frame: main -> sa -> sb, where sb()
- * sends itself SIGUSR1 with tgkill, and the handler makes the read(). The
- * walk must give the handler, then sb() where the signal interrupted it
- * (right after its system call), then sa() and main(): never the signal
- * trampoline, which is no frame.
+ * sends itself SIGUSR1 with tgkill, and the handler calls sig_read(), which
+ * makes the read(). The walk must give sig_read(), the handler, then sb()
+ * where the signal interrupted it (right after its system call), then sa()
+ * and main(): never the signal trampoline, which is no frame. The handler
+ * is not the topmost frame, so that the step to the trampoline is one of a
+ * run of plain frame-pointer steps, which must stop there.
  */
 
 #include <fcntl.h>
@@ -77,36 +79,45 @@ static void a(void)
 }
 
 #ifdef __x86_64__
-static unsigned long sig_expected[4];
+#define SIG_DEPTH	5	/* sig_read, the handler, sb, sa, main */
 
-/* A call, so that the handler is not a leaf and keeps its frame. */
+static unsigned long sig_expected[SIG_DEPTH];
+
+/* A call, so that sig_read() is not a leaf and keeps its frame. */
 static long sig_one(void)
 {
 	return 1;
 }
 
-static void sig_handler(int sig)
+static __attribute__((noinline)) void sig_read(void)
 {
 	unsigned long ip;
 	long ret;
 
+	sig_expected[1] = (unsigned long)__builtin_return_address(0);
 	ret = syscall3_here(SYS_read, fd, buf, sizeof(buf) - sig_one(), ip);
 	sig_expected[0] = ip;
 	nread = ret;
+}
+
+static void sig_handler(int sig)
+{
+	sig_read();
+	asm volatile("" ::: "memory");	/* no tail call */
 }
 
 static void sb(void)
 {
 	unsigned long ip;
 
-	sig_expected[2] = (unsigned long)__builtin_return_address(0);
+	sig_expected[3] = (unsigned long)__builtin_return_address(0);
 	syscall3_here(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR1, ip);
-	sig_expected[1] = ip;
+	sig_expected[2] = ip;
 }
 
 static void sa(void)
 {
-	sig_expected[3] = (unsigned long)__builtin_return_address(0);
+	sig_expected[4] = (unsigned long)__builtin_return_address(0);
 	sb();
 	asm volatile("" ::: "memory");
 }
@@ -160,10 +171,10 @@ static unsigned int walk_signal(int musl)
 	/* The handler wrote nread and buf: the compiler cannot see that. */
 	asm volatile("" ::: "memory");
 	nr = user_stack_parse(buf, nread, got, 8, &ws);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < SIG_DEPTH; i++)
 		ksft_print_msg("signal frame %u: %#lx, expected %#lx\n", i,
 			       i < nr ? got[i] : 0, sig_expected[i]);
-	for (i = 0; i < nr && i < 4; i++)
+	for (i = 0; i < nr && i < SIG_DEPTH; i++)
 		if (got[i] != sig_expected[i])
 			break;
 	return i;
@@ -204,9 +215,9 @@ int main(void)
 			break;
 	ksft_test_result(i == DEPTH, "the walked call chain matches exactly\n");
 #ifdef __x86_64__
-	ksft_test_result(walk_signal(0) == 4,
+	ksft_test_result(walk_signal(0) == SIG_DEPTH,
 			 "through a signal frame: handler, interrupted function, its callers\n");
-	ksft_test_result(walk_signal(1) == 4,
+	ksft_test_result(walk_signal(1) == SIG_DEPTH,
 			 "the same through musl's rt_sigreturn trampoline\n");
 #endif
 	ksft_finished();
