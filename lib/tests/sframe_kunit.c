@@ -354,18 +354,30 @@ static void sf_v3_secrel(struct kunit *test)
 	sf_check_basic(test, 3, SF_SORTED);
 }
 
-/* sframe_find() with a budget of @budget reads; the reads left after it. */
-static int sf_find_budget(struct sframe_section *sec, unsigned long ip,
-			  unsigned int budget, unsigned int *left,
-			  struct unwind_user_frame *f)
+/*
+ * sframe_find_cached() with a budget of @budget reads, and without a cache
+ * for a NULL @cache; the reads left after it.
+ */
+static int sf_find_cached_budget(struct sframe_section *sec,
+				 struct sframe_cache *cache, unsigned long ip,
+				 unsigned int budget, unsigned int *left,
+				 struct unwind_user_frame *f)
 {
 	int ret;
 
 	*left = budget;
 	sec->reads_left = left;
-	ret = sframe_find(sec, ip, f);
+	ret = sframe_find_cached(sec, cache, ip, f);
 	sec->reads_left = NULL;
 	return ret;
+}
+
+static int sf_find_budget(struct sframe_section *sec, unsigned long ip,
+			  unsigned int budget, unsigned int *left,
+			  struct unwind_user_frame *f)
+{
+	/* sframe_find() is the lookup without a cache. */
+	return sf_find_cached_budget(sec, NULL, ip, budget, left, f);
 }
 
 /*
@@ -411,20 +423,6 @@ static void sf_budget(struct kunit *test)
 							 0, &left, &f),
 				    -ENOENT, "V%u", v);
 	}
-}
-
-static int sf_find_cached_budget(struct sframe_section *sec,
-				 struct sframe_cache *cache, unsigned long ip,
-				 unsigned int budget, unsigned int *left,
-				 struct unwind_user_frame *f)
-{
-	int ret;
-
-	*left = budget;
-	sec->reads_left = left;
-	ret = sframe_find_cached(sec, cache, ip, f);
-	sec->reads_left = NULL;
-	return ret;
 }
 
 /*
