@@ -445,43 +445,45 @@ static void sf_gap_cached(struct kunit *test)
 	struct unwind_user_frame f, want;
 	struct sframe_cache cache;
 	unsigned int v, i, left;
+	int ret;
 
 	for (v = 1; v <= 3; v++) {
 		KUNIT_ASSERT_EQ(test, sf_build(test, t, v, SF_SORTED,
 					       basic_funcs,
 					       ARRAY_SIZE(basic_funcs)), 0);
 		for (i = 0; i < ARRAY_SIZE(gaps); i++) {
+			unsigned long miss = t->text + gaps[i].miss;
+			unsigned long again = t->text + gaps[i].again;
+			unsigned long above = t->text + gaps[i].edge_above;
+			unsigned long below = t->text + gaps[i].edge_below;
+
 			memset(&cache, 0, sizeof(cache));
-			KUNIT_EXPECT_EQ_MSG(test,
-				sf_find_cached_budget(&t->sec, &cache,
-						      t->text + gaps[i].miss,
-						      100, &left, &f),
-				-ENOENT, "V%u gap %u", v, i);
+			ret = sf_find_cached_budget(&t->sec, &cache, miss, 100,
+						    &left, &f);
+			KUNIT_EXPECT_EQ_MSG(test, ret, -ENOENT, "V%u gap %u", v, i);
 			KUNIT_EXPECT_NE_MSG(test, left, 100, "V%u gap %u", v, i);
-			KUNIT_EXPECT_EQ_MSG(test,
-				sf_find_cached_budget(&t->sec, &cache,
-						      t->text + gaps[i].again,
-						      0, &left, &f),
-				-ENOENT, "V%u gap %u", v, i);
+			ret = sf_find_cached_budget(&t->sec, &cache, again, 0,
+						    &left, &f);
+			KUNIT_EXPECT_EQ_MSG(test, ret, -ENOENT, "V%u gap %u", v, i);
 			/* The functions around it are still found. */
 			if (gaps[i].edge_above) {
-				KUNIT_EXPECT_EQ_MSG(test,
-					sframe_find_cached(&t->sec, &cache,
-						t->text + gaps[i].edge_above, &f),
-					0, "V%u gap %u", v, i);
-				KUNIT_EXPECT_EQ(test, sframe_find(&t->sec,
-					t->text + gaps[i].edge_above, &want), 0);
+				ret = sframe_find_cached(&t->sec, &cache, above,
+							 &f);
+				KUNIT_EXPECT_EQ_MSG(test, ret, 0, "V%u gap %u",
+						    v, i);
+				ret = sframe_find(&t->sec, above, &want);
+				KUNIT_EXPECT_EQ(test, ret, 0);
 				KUNIT_EXPECT_EQ(test, f.cfa_off, want.cfa_off);
 			}
 			if (gaps[i].edge_below) {
 				memset(&cache, 0, sizeof(cache));
-				KUNIT_EXPECT_EQ(test, sframe_find_cached(&t->sec,
-					&cache, t->text + gaps[i].miss, &f),
-					-ENOENT);
-				KUNIT_EXPECT_EQ_MSG(test,
-					sframe_find_cached(&t->sec, &cache,
-						t->text + gaps[i].edge_below, &f),
-					0, "V%u gap %u", v, i);
+				ret = sframe_find_cached(&t->sec, &cache, miss,
+							 &f);
+				KUNIT_EXPECT_EQ(test, ret, -ENOENT);
+				ret = sframe_find_cached(&t->sec, &cache, below,
+							 &f);
+				KUNIT_EXPECT_EQ_MSG(test, ret, 0, "V%u gap %u",
+						    v, i);
 			}
 		}
 	}
