@@ -307,14 +307,18 @@ for loops in 3000 30000; do
 		-c "$(bash_job $loops)"
 	chains /tmp/eh-bash-elf.data bash >/tmp/eh-bash-elf.chains
 	nouser=$(user_only /tmp/eh-bash-elf.chains)
-	set -- $(count /tmp/eh-bash-elf.chains "$done_re")
+	# Also complete: a stack that is the entry point alone. A sample
+	# taken in execve() before perf recorded ld.so's mapping prints
+	# ld.so's _start by its symbol; the debug kernel, slow to exec, had
+	# 28 of 174 once (issue 34's faster deliveries made the loop short).
+	set -- $(count /tmp/eh-bash-elf.chains "$done_re|^[R-] _start$")
 	[ "$2" -lt 20 ] || break
 	echo "# only $2 samples with user frames in a loop of $loops"
 done
 echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 of $2 samples complete ($nouser without user frames left out)"
 # Below the bar, show what the incomplete stacks were.
 [ $(($1 * 100)) -ge $(($2 * 95)) ] ||
-	grep -Ev "$done_re" /tmp/eh-bash-elf.chains | head -20 | sed 's/^/# incomplete: /'
+	grep -Ev "$done_re|^[R-] _start$" /tmp/eh-bash-elf.chains | head -20 | sed 's/^/# incomplete: /'
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
 	 [ "$(grep -c . /dev/sframe_tables)" = 1 ] && echo 1)" \
 	"bash and libc as --elf copies, only ld.so's table loaded: >= 95% of stacks complete"
