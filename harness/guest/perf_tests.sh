@@ -11,7 +11,7 @@
 # reason not found yet.
 P=/tests/perf/perf
 export HOME=/tmp UNWIND_DEMO=/tests/bin/unwind_demo PATH=/tests/perf:$PATH
-# Five merge cases; -v shows why one failed, as comments on the console.
+# Six merge cases; -v shows why one failed, as comments on the console.
 $P test -v "Deferred callchain:" >/tmp/perf-tests.out 2>&1
 sed 's/^/# /' /tmp/perf-tests.out
 bash /tests/perf/tests/shell/record_defer.sh >/tmp/perf-shell.out 2>&1
@@ -38,8 +38,8 @@ echo " 73: perf script and report join a thread's context to its deferred callch
 # perf top --call-graph fp,defer on the running demo: top holds each sample
 # until the deferred record of its thread comes, so the chains it shows
 # under read() must go on with the demo's user frames, innermost first:
-# [full] leaf level x4 run main. (A sample on the way back to user space,
-# after the record was written, may keep just its kernel part.) Folded
+# [full] leaf level x4 run main (a sample on the way back to user space,
+# after the record was written, too: it has the record's cookie). Folded
 # chains, one a line; the run is bounded by timeout (SIGINT ends perf top),
 # and stdin is a FIFO that nobody writes, as perf top reads keys from it.
 top_ok=Ok
@@ -79,7 +79,7 @@ echo " 72: perf top --call-graph fp,defer shows the deferred user frames : $top_
 grep -E '^ *[0-9]+(\.[0-9]+)?: .* ?: (Ok|FAILED!|Skip.*)$' /tmp/perf-tests.out \
 	> /tmp/perf-tests.res
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))

@@ -115,15 +115,20 @@ static int add_sample(struct merge_test *mt, u32 tid, u64 time, u64 cookie,
 	return ret;
 }
 
-/* The user part for @cookie: @nr addresses. */
+/*
+ * The user part for @cookie: @nr addresses. They are overwritten afterwards:
+ * what is kept of them must be a copy.
+ */
 static int add_record(struct merge_test *mt, u32 tid, u64 cookie, int nr)
 {
 	__u64 ips[MAX_IPS];
-	int i;
+	int i, ret;
 
 	for (i = 0; i < nr; i++)
 		ips[i] = UADDR(cookie, i);
-	return deferred_callchains__process(&mt->dc, tid, cookie, nr, ips);
+	ret = deferred_callchains__process(&mt->dc, tid, cookie, nr, ips);
+	memset(ips, 0xa5, sizeof(ips));
+	return ret;
 }
 
 /*
@@ -232,15 +237,18 @@ static int mismatch(struct merge_test *mt)
 	CHECK_COUNTS(1, 0);
 	CHECK_DELIVERED(0, 100, 1, 2, false, COOKIE_A, 0);
 
-	/* Lost record of an older entry, then a matching one: time order. */
+	/*
+	 * Lost record of an older entry, then a matching one: time order.
+	 * Each entry has a cookie of its own.
+	 */
 	TEST_ASSERT_VAL("add", add_sample(mt, 100, 2, COOKIE_A, 1) == 0);
-	TEST_ASSERT_VAL("add", add_sample(mt, 100, 3, COOKIE_B, 2) == 0);
-	TEST_ASSERT_VAL("add", add_sample(mt, 100, 4, COOKIE_B, 3) == 0);
-	TEST_ASSERT_VAL("record", add_record(mt, 100, COOKIE_B, 4) == 0);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 3, COOKIE_D, 2) == 0);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 4, COOKIE_D, 3) == 0);
+	TEST_ASSERT_VAL("record", add_record(mt, 100, COOKIE_D, 4) == 0);
 	CHECK_COUNTS(4, 0);
 	CHECK_DELIVERED(1, 100, 2, 1, false, COOKIE_A, 0);
-	CHECK_DELIVERED(2, 100, 3, 2, true, COOKIE_B, 4);
-	CHECK_DELIVERED(3, 100, 4, 3, true, COOKIE_B, 4);
+	CHECK_DELIVERED(2, 100, 3, 2, true, COOKIE_D, 4);
+	CHECK_DELIVERED(3, 100, 4, 3, true, COOKIE_D, 4);
 	CHECK_STATS(2, 2);
 	return TEST_OK;
 }
@@ -318,6 +326,56 @@ static int interleaved(struct merge_test *mt)
 	CHECK_COUNTS(5, 0);
 	CHECK_DELIVERED(4, 300, 5, 2, false, COOKIE_C, 0);
 	CHECK_STATS(4, 1);
+	return TEST_OK;
+}
+
+static int late(struct merge_test *mt)
+{
+	/*
+	 * A sample taken after its record, in the same kernel entry: while
+	 * the thread ran the deferred callbacks, say. Its record went out
+	 * already, and only once per entry: the user part comes from it.
+	 */
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 1, COOKIE_A, 2) == 0);
+	TEST_ASSERT_VAL("record", add_record(mt, 100, COOKIE_A, 5) == 0);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 2, COOKIE_A, 3) == 0);
+	CHECK_COUNTS(2, 0);
+	CHECK_DELIVERED(0, 100, 1, 2, true, COOKIE_A, 5);
+	CHECK_DELIVERED(1, 100, 2, 3, true, COOKIE_A, 5);
+
+	/* A second record of the entry (another event's) changes nothing. */
+	TEST_ASSERT_VAL("record", add_record(mt, 100, COOKIE_A, 5) == 0);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 3, COOKIE_A, 1) == 0);
+	CHECK_COUNTS(3, 0);
+	CHECK_DELIVERED(2, 100, 3, 1, true, COOKIE_A, 5);
+
+	/* Another thread's sample with that cookie waits for its own. */
+	TEST_ASSERT_VAL("add", add_sample(mt, 200, 4, COOKIE_A, 1) == 0);
+	CHECK_COUNTS(3, 1);
+
+	/*
+	 * The thread's next entry: a sample of the last one, if one came
+	 * now, must never get the new entry's user part, nor the old one's.
+	 */
+	TEST_ASSERT_VAL("record", add_record(mt, 100, COOKIE_B, 4) == 0);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 5, COOKIE_A, 1) == 0);
+	CHECK_COUNTS(3, 2);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 6, COOKIE_B, 2) == 0);
+	CHECK_COUNTS(4, 2);
+	CHECK_DELIVERED(3, 100, 6, 2, true, COOKIE_B, 4);
+
+	/* The thread exited: what its last record brought is forgotten. */
+	TEST_ASSERT_VAL("flush tid", deferred_callchains__flush_tid(&mt->dc, 100) == 0);
+	CHECK_COUNTS(5, 1);
+	CHECK_DELIVERED(4, 100, 5, 1, false, COOKIE_A, 0);
+	TEST_ASSERT_VAL("add", add_sample(mt, 100, 7, COOKIE_B, 1) == 0);
+	CHECK_COUNTS(5, 2);
+
+	TEST_ASSERT_VAL("flush", deferred_callchains__flush(&mt->dc) == 0);
+	CHECK_COUNTS(7, 0);
+	CHECK_DELIVERED(5, 200, 4, 1, false, COOKIE_A, 0);
+	CHECK_DELIVERED(6, 100, 7, 1, false, COOKIE_B, 0);
+	CHECK_STATS(4, 3);
 	return TEST_OK;
 }
 
@@ -692,12 +750,14 @@ DEFINE_MERGE_TEST(match)
 DEFINE_MERGE_TEST(mismatch)
 DEFINE_MERGE_TEST(lost)
 DEFINE_MERGE_TEST(interleaved)
+DEFINE_MERGE_TEST(late)
 
 static struct test_case tests__deferred_callchain[] = {
 	TEST_CASE("Deferred callchain: matching cookie", deferred_callchain_match),
 	TEST_CASE("Deferred callchain: mismatched cookie", deferred_callchain_mismatch),
 	TEST_CASE("Deferred callchain: record never arrives", deferred_callchain_lost),
 	TEST_CASE("Deferred callchain: interleaved threads", deferred_callchain_interleaved),
+	TEST_CASE("Deferred callchain: sample after its record", deferred_callchain_late),
 	TEST_CASE("Deferred callchain: fork and exec in one clock tick",
 		  deferred_callchain_fork_exec),
 	{	.name = NULL, }

@@ -13,11 +13,18 @@
  * so a record with another cookie means that the held samples of that
  * thread lost their record: deliver them as recorded. This keeps at most
  * one kernel entry's worth of samples per thread.
+ *
+ * A sample can also come after the record of its entry: one taken while
+ * the thread ran the deferred callbacks, or in an interrupt on its way out
+ * after them. The kernel calls each tracer back once per entry, so no other
+ * record comes for it: keep each thread's last user part until its next
+ * record or its exit, and merge such a sample at once.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/compiler.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
@@ -27,11 +34,29 @@
 #include "evsel.h"
 #include "unwind-context.h"
 
+/* The user part of a thread's last record, kept by TID. */
+struct deferred_record {
+	u64	cookie;
+	u64	nr;
+	__u64	ips[];
+};
+
+static size_t tid_hash(long key, void *ctx __maybe_unused)
+{
+	return key;
+}
+
+static bool tid_equal(long key1, long key2, void *ctx __maybe_unused)
+{
+	return key1 == key2;
+}
+
 void deferred_callchains__init(struct deferred_callchains *dc,
 			       deferred_callchains__deliver_t deliver)
 {
 	INIT_LIST_HEAD(&dc->samples);
 	dc->nr_samples = 0;
+	hashmap__init(&dc->records, tid_hash, tid_equal, NULL);
 	dc->deliver = deliver;
 	dc->nr_merged = 0;
 	dc->nr_unmerged = 0;
@@ -46,12 +71,26 @@ static void deferred_sample__delete(struct deferred_callchains *dc,
 	free(ds);
 }
 
+static void deferred_callchains__forget(struct deferred_callchains *dc, u32 tid)
+{
+	struct deferred_record *rec;
+
+	if (hashmap__delete(&dc->records, tid, NULL, &rec))
+		free(rec);
+}
+
 void deferred_callchains__exit(struct deferred_callchains *dc)
 {
+	struct hashmap *records = &dc->records;
 	struct deferred_sample *ds, *tmp;
+	struct hashmap_entry *cur;
+	size_t bkt;
 
 	list_for_each_entry_safe(ds, tmp, &dc->samples, list)
 		deferred_sample__delete(dc, ds);
+	hashmap__for_each_entry(records, cur, bkt)
+		free(cur->pvalue);
+	hashmap__clear(records);
 }
 
 bool perf_sample__deferred_cookie(const struct perf_sample *sample, u64 *cookie)
@@ -86,38 +125,6 @@ static void perf_sample__relocate(struct perf_sample *sample, struct evsel *evse
 	if (evsel && (evsel->core.attr.read_format & PERF_FORMAT_GROUP))
 		sample->read.group.values = relocate(sample->read.group.values,
 						     from, size, to);
-}
-
-int deferred_callchains__add(struct deferred_callchains *dc,
-			     union perf_event *event, struct perf_sample *sample,
-			     struct evsel *evsel, struct machine *machine,
-			     const struct perf_tool *tool)
-{
-	struct deferred_sample *ds;
-	u64 cookie;
-
-	if (!perf_sample__deferred_cookie(sample, &cookie))
-		return -EINVAL;
-
-	ds = zalloc(sizeof(*ds));
-	if (!ds)
-		return -ENOMEM;
-
-	ds->event = memdup(event, event->header.size);
-	if (!ds->event) {
-		free(ds);
-		return -ENOMEM;
-	}
-	ds->sample = *sample;
-	perf_sample__relocate(&ds->sample, evsel, event, ds->event);
-	ds->evsel = evsel;
-	ds->machine = machine;
-	ds->tool = tool;
-	ds->cookie = cookie;
-
-	list_add_tail(&ds->list, &dc->samples);
-	dc->nr_samples++;
-	return 0;
 }
 
 /*
@@ -162,6 +169,84 @@ static int deferred_sample__deliver_unmerged(struct deferred_callchains *dc,
 	return dc->deliver(dc, ds);
 }
 
+int deferred_callchains__add(struct deferred_callchains *dc,
+			     union perf_event *event, struct perf_sample *sample,
+			     struct evsel *evsel, struct machine *machine,
+			     const struct perf_tool *tool)
+{
+	struct deferred_record *rec;
+	struct deferred_sample *ds;
+	u64 cookie;
+
+	if (!perf_sample__deferred_cookie(sample, &cookie))
+		return -EINVAL;
+
+	if (hashmap__find(&dc->records, sample->tid, &rec) &&
+	    rec->cookie == cookie) {
+		struct deferred_sample now = {
+			.event	= event,
+			.sample	= *sample,
+			.evsel	= evsel,
+			.machine = machine,
+			.tool	= tool,
+			.cookie	= cookie,
+		};
+
+		return deferred_sample__deliver_merged(dc, &now, rec->nr,
+						       rec->ips);
+	}
+
+	ds = zalloc(sizeof(*ds));
+	if (!ds)
+		return -ENOMEM;
+
+	ds->event = memdup(event, event->header.size);
+	if (!ds->event) {
+		free(ds);
+		return -ENOMEM;
+	}
+	ds->sample = *sample;
+	perf_sample__relocate(&ds->sample, evsel, event, ds->event);
+	ds->evsel = evsel;
+	ds->machine = machine;
+	ds->tool = tool;
+	ds->cookie = cookie;
+
+	list_add_tail(&ds->list, &dc->samples);
+	dc->nr_samples++;
+	return 0;
+}
+
+/*
+ * Keep the user part of @tid's last record. A second record of the entry
+ * (one for each event that takes them) finds it kept already.
+ */
+static int deferred_callchains__remember(struct deferred_callchains *dc,
+					 u32 tid, u64 cookie, u64 nr,
+					 const __u64 *ips)
+{
+	struct deferred_record *rec, *old = NULL;
+	int err;
+
+	if (hashmap__find(&dc->records, tid, &old) && old->cookie == cookie)
+		return 0;
+
+	rec = malloc(sizeof(*rec) + nr * sizeof(*ips));
+	if (!rec)
+		return -ENOMEM;
+	rec->cookie = cookie;
+	rec->nr = nr;
+	memcpy(rec->ips, ips, nr * sizeof(*ips));
+
+	err = hashmap__set(&dc->records, tid, rec, NULL, &old);
+	if (err) {
+		free(rec);
+		return err;
+	}
+	free(old);
+	return 0;
+}
+
 int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 				 u64 cookie, u64 nr, const __u64 *ips)
 {
@@ -195,7 +280,7 @@ int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return deferred_callchains__remember(dc, tid, cookie, nr, ips);
 }
 
 static int __deferred_callchains__flush(struct deferred_callchains *dc,
@@ -220,6 +305,7 @@ static int __deferred_callchains__flush(struct deferred_callchains *dc,
 
 int deferred_callchains__flush_tid(struct deferred_callchains *dc, u32 tid)
 {
+	deferred_callchains__forget(dc, tid);
 	return __deferred_callchains__flush(dc, false, tid, ULLONG_MAX);
 }
 

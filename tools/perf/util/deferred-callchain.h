@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <linux/list.h>
 #include <linux/types.h>
+#include "hashmap.h"
 #include "sample.h"
 
 struct evsel;
@@ -37,11 +38,14 @@ typedef int (*deferred_callchains__deliver_t)(struct deferred_callchains *dc,
 
 /*
  * The samples waiting for their user part, in the order they were added,
- * which is the order of time when the caller delivers ordered events.
+ * which is the order of time when the caller delivers ordered events, and
+ * by TID the user part of each thread's last record (struct
+ * deferred_record), for the samples of its entry that come after it.
  */
 struct deferred_callchains {
 	struct list_head		samples;
 	unsigned int			nr_samples;
+	struct hashmap			records;
 	deferred_callchains__deliver_t	deliver;
 	/* Statistics */
 	u64				nr_merged;
@@ -57,8 +61,9 @@ void deferred_callchains__exit(struct deferred_callchains *dc);
 bool perf_sample__deferred_cookie(const struct perf_sample *sample, u64 *cookie);
 
 /*
- * Hold a copy of a sample that waits for its user part. -EINVAL if it
- * does not wait for one.
+ * Hold a copy of a sample that waits for its user part, or deliver it at
+ * once with the user part of the last record of its thread if that has
+ * its cookie. -EINVAL if it does not wait for one.
  */
 int deferred_callchains__add(struct deferred_callchains *dc,
 			     union perf_event *event, struct perf_sample *sample,
@@ -71,13 +76,14 @@ int deferred_callchains__add(struct deferred_callchains *dc,
  * other cookies will never get theirs: deliver them as recorded. All in
  * the order they were added, except that a context event of the entry
  * (unwind:unwind_user_context) comes first: it describes the others.
+ * Keep a copy of the user part for the samples of the entry yet to come.
  */
 int deferred_callchains__process(struct deferred_callchains *dc, u32 tid,
 				 u64 cookie, u64 nr, const __u64 *ips);
 
 /*
  * Deliver as recorded the held samples of @tid, those taken before @time,
- * or all of them.
+ * or all of them. The thread @tid exited: forget its last record too.
  */
 int deferred_callchains__flush_tid(struct deferred_callchains *dc, u32 tid);
 int deferred_callchains__flush_before(struct deferred_callchains *dc, u64 time);
