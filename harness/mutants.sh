@@ -616,6 +616,14 @@ mutate x86_no_musl_restorer arch/x86/include/asm/unwind_user.h \
 mutate ctx_event_hole include/trace/events/unwind.h \
 	$'\t\t__field(u16,\treserved)' $'\t\t__field(u8,\treserved)' \
 	ftrace_userstack
+# Step 76: a sample after its entry's record waits for another record.
+mutate perf_late_held tools/perf/util/deferred-callchain.c \
+	$'\t    rec->cookie == cookie) {' $'\t    rec->cookie == ~cookie) {' \
+	perf_tests.5
+# Step 76: an exited thread's last record still merges a sample of its TID.
+mutate perf_exit_remembers tools/perf/util/deferred-callchain.c \
+	$'\tdeferred_callchains__forget(dc, tid);\n' '' \
+	perf_tests.5
 
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
