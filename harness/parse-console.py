@@ -13,7 +13,9 @@ are prefixed with PREFIX. Counted:
     never finished;
   - a symbol check of the unwind_user_fp frames, when --progs is given;
   - any panic, oops, BUG, WARNING, lockdep or KASAN report in the log, and a
-    boot that never reached "=== ALL DONE" (hang or crash).
+    boot that never reached "=== ALL DONE" (hang or crash). A KCSAN report
+    of a base-kernel function that guest/kcsan_skip.sh lists is left out,
+    as KCSAN's own filter leaves it out once that script has run.
 """
 import os
 import re
@@ -38,6 +40,52 @@ SPLATS = [
      'atomic-sleep report'),
     (re.compile(r'Call Trace:'), 'kernel stack dump'),
 ]
+KCSAN_SKIP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          'guest', 'kcsan_skip.sh')
+KCSAN_ACCESS = re.compile(r'^(read|write|read-write|read \(marked\)|'
+                          r'write \(marked\)|read-write \(marked\)) to ')
+FRAME = re.compile(r'^\s*([A-Za-z0-9_.]+)\+0x')
+
+
+def kcsan_skipped():
+    """The base-kernel functions whose KCSAN reports the race job's first
+    entry (guest/kcsan_skip.sh) tells KCSAN to leave out: its one list."""
+    with open(KCSAN_SKIP) as f:
+        m = re.search(r'^SKIP="([^"]*)"', f.read(), re.M)
+    if not m:
+        sys.exit('%s: no SKIP="..." list' % KCSAN_SKIP)
+    return set(m.group(1).split())
+
+
+def drop_skipped_kcsan(lines):
+    """Leave out the KCSAN reports that KCSAN's own filter would have
+    dropped (the top frame of either access is listed), wherever they are
+    printed: the filter is set from user space, and a base-kernel race
+    during boot is reported before it."""
+    skip, out, i = kcsan_skipped(), [], 0
+    while i < len(lines):
+        if 'BUG: KCSAN:' not in lines[i]:
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith('====='):
+            j += 1
+        tops = set(re.findall(r'data-race in (\S+) / (\S+)', lines[i])[0]
+                   if 'data-race in' in lines[i] else ())
+        # Each access's top frame follows its line ("read to ..."), or
+        # the title for a race at unknown origin.
+        for k in range(i, j):
+            if (k == i or KCSAN_ACCESS.match(lines[k])) and k + 1 < j:
+                m = FRAME.match(lines[k + 1])
+                if m:
+                    tops.add(m.group(1))
+        if tops & skip:
+            i = j + 1
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
 
 
 def main():
@@ -139,8 +187,9 @@ def main():
         add('main_report.programs', not odd,
             'main.list runs programs the report cannot show: %s' % ' '.join(odd))
 
+    kept = drop_skipped_kcsan(lines)
     for pat, what in SPLATS:
-        hits = [l for l in lines if pat.search(l)]
+        hits = [l for l in kept if pat.search(l)]
         if hits:
             add('console.' + what.replace(' ', '_'), False,
                 '%s: %s' % (what, hits[0].strip()))
