@@ -42,8 +42,7 @@ SPLATS = [
 ]
 KCSAN_SKIP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           'guest', 'kcsan_skip.sh')
-KCSAN_ACCESS = re.compile(r'^(read|write|read-write|read \(marked\)|'
-                          r'write \(marked\)|read-write \(marked\)) to ')
+KCSAN_ACCESS = re.compile(r'^(read|write|read-write)( \(marked\))? to ')
 FRAME = re.compile(r'^\s*([A-Za-z0-9_.]+)\+0x')
 
 
@@ -71,10 +70,10 @@ def drop_skipped_kcsan(lines):
         j = i + 1
         while j < len(lines) and not lines[j].startswith('====='):
             j += 1
-        tops = set(re.findall(r'data-race in (\S+) / (\S+)', lines[i])[0]
-                   if 'data-race in' in lines[i] else ())
-        # Each access's top frame follows its line ("read to ..."), or
-        # the title for a race at unknown origin.
+        # Each access's top frame (the title names the same two) follows
+        # its line ("read to ..."), or the title for a race at unknown
+        # origin.
+        tops = set()
         for k in range(i, j):
             if (k == i or KCSAN_ACCESS.match(lines[k])) and k + 1 < j:
                 m = FRAME.match(lines[k + 1])

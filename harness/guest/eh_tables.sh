@@ -302,23 +302,24 @@ $E -q --load /lib64/ld-linux-x86-64.so.2
 # than 20 (the host starving QEMU, as for the demo above): once more with
 # ten times the loop.
 PERIOD=4000000
+# Also complete: a stack that is the entry point alone. A sample taken in
+# execve() before perf recorded ld.so's mapping prints ld.so's _start by
+# its symbol; the debug kernel, slow to exec, had 28 of 174 once (issue
+# 34's faster deliveries made the loop short).
+elf_done_re="$done_re|^[R-] _start\$"
 for loops in 3000 30000; do
 	LD_LIBRARY_PATH=/tmp/elf record fp,defer bash-elf --no-sframe-tables -- /tmp/elf/bash \
 		-c "$(bash_job $loops)"
 	chains /tmp/eh-bash-elf.data bash >/tmp/eh-bash-elf.chains
 	nouser=$(user_only /tmp/eh-bash-elf.chains)
-	# Also complete: a stack that is the entry point alone. A sample
-	# taken in execve() before perf recorded ld.so's mapping prints
-	# ld.so's _start by its symbol; the debug kernel, slow to exec, had
-	# 28 of 174 once (issue 34's faster deliveries made the loop short).
-	set -- $(count /tmp/eh-bash-elf.chains "$done_re|^[R-] _start$")
+	set -- $(count /tmp/eh-bash-elf.chains "$elf_done_re")
 	[ "$2" -lt 20 ] || break
 	echo "# only $2 samples with user frames in a loop of $loops"
 done
 echo "# bash and libc with their own sections (--elf), ld.so's table loaded: $1 of $2 samples complete ($nouser without user frames left out)"
 # Below the bar, show what the incomplete stacks were.
 [ $(($1 * 100)) -ge $(($2 * 95)) ] ||
-	grep -Ev "$done_re|^[R-] _start$" /tmp/eh-bash-elf.chains | head -20 | sed 's/^/# incomplete: /'
+	grep -Ev "$elf_done_re" /tmp/eh-bash-elf.chains | head -20 | sed 's/^/# incomplete: /'
 result "$([ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] &&
 	 [ "$(grep -c . /dev/sframe_tables)" = 1 ] && echo 1)" \
 	"bash and libc as --elf copies, only ld.so's table loaded: >= 95% of stacks complete"
