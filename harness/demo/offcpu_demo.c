@@ -18,12 +18,16 @@
  *   busy_thread -> busy_spin            spins, without a system call,
  *                                       until the three phases are done
  *
- * Usage: offcpu_demo [-n N] [-m M] [-k K] (defaults 10 each). It prints
- * "offcpu_demo: N pipe reads, M sleeps, K futex waits" at the end, then
- * "offcpu_demo: us in pipe_wait P sleep_wait S futex_block F": the
+ * Usage: offcpu_demo [-n N] [-m M] [-k K] [-v] (defaults 10 each). It
+ * prints "offcpu_demo: N pipe reads, M sleeps, K futex waits" at the end,
+ * then "offcpu_demo: us in pipe_wait P sleep_wait S futex_block F": the
  * microseconds each kind of wait took as the demo measured them around the
- * call (CLOCK_MONOTONIC), what a profiler should find however late a busy
- * host makes the timers.
+ * call (CLOCK_MONOTONIC), and "offcpu_demo: us on-CPU in ..." the same for
+ * the thread's CPU time in those calls (CLOCK_THREAD_CPUTIME_ID). The first
+ * less the second is what a profiler of off-CPU time should find, however
+ * late a busy host makes the timers: the CPU time is the system call's own
+ * work and the return to user space (where a deferred unwind runs), which
+ * on a debug kernel under TCG is milliseconds a call. -v prints each wait.
  *
  * Every blocking system call is made by its own syscall instruction inside
  * the innermost function: through glibc's wrappers, which keep no frame,
@@ -69,15 +73,42 @@ long sys4(long nr, long a, long b, long c, long d)
 	return ret;
 }
 
-/* Microseconds blocked in each wait, as the demo itself measures them. */
-static long long us_pipe, us_sleep, us_futex;
+/*
+ * Microseconds each kind of wait took around the call, and of those the
+ * microseconds the thread ran (its CPU time: the system call's own work,
+ * the deferred unwind at its return), as the demo itself measures them.
+ */
+struct waited {
+	long long wall, cpu;
+};
+static struct waited us_pipe, us_sleep, us_futex;
+static int verbose;
 
-static long long now_us(void)
+static long long clock_us(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* The start of a wait: *@t is its wall and CPU clock. */
+static void wait_start(struct waited *t)
+{
+	t->wall = clock_us(CLOCK_MONOTONIC);
+	t->cpu = clock_us(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* The end of the wait started at @t, added to @sum. */
+static void wait_end(struct waited *sum, const struct waited *t, const char *what)
+{
+	long long cpu = clock_us(CLOCK_THREAD_CPUTIME_ID) - t->cpu;
+	long long wall = clock_us(CLOCK_MONOTONIC) - t->wall;
+
+	sum->wall += wall;
+	sum->cpu += cpu;
+	if (verbose)
+		fprintf(stderr, "offcpu_demo: %s %lld us, %lld on-CPU\n", what, wall, cpu);
 }
 
 static void ms_sleep(long ms)
@@ -117,11 +148,12 @@ static int __attribute__((noinline, noipa)) pipe_phase(int n)
 	}
 	close(fds[1]);
 	for (i = 0; i < n; i++) {
-		long long t = now_us();
+		struct waited t;
 
+		wait_start(&t);
 		if (pipe_wait(fds[0]) != 1)
 			return -1;
-		us_pipe += now_us() - t;
+		wait_end(&us_pipe, &t, "pipe_wait");
 	}
 	close(fds[0]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -141,11 +173,12 @@ static int __attribute__((noinline, noipa)) sleep_phase(int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		long long t = now_us();
+		struct waited t;
 
+		wait_start(&t);
 		if (sleep_wait())
 			return -1;
-		us_sleep += now_us() - t;
+		wait_end(&us_sleep, &t, "sleep_wait");
 	}
 	return n;
 }
@@ -201,10 +234,11 @@ static int __attribute__((noinline, noipa)) futex_phase(int n, pthread_t waker)
 	/* Wait until the waker has moved the word past each value. */
 	for (i = 0; i < n; i++)
 		while (__atomic_load_n(&futex_word, __ATOMIC_SEQ_CST) == i) {
-			long long t = now_us();
+			struct waited t;
 
+			wait_start(&t);
 			futex_block(i);
-			us_futex += now_us() - t;
+			wait_end(&us_futex, &t, "futex_block");
 		}
 	pthread_join(waker, NULL);
 	return n;
@@ -235,7 +269,7 @@ int main(int argc, char **argv)
 	pthread_t busy, waker;
 	int opt, a, b, c;
 
-	while ((opt = getopt(argc, argv, "n:m:k:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:m:k:v")) != -1) {
 		switch (opt) {
 		case 'n':
 			n_pipe = atoi(optarg);
@@ -246,8 +280,11 @@ int main(int argc, char **argv)
 		case 'k':
 			n_futex = atoi(optarg);
 			break;
+		case 'v':
+			verbose = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n N] [-m M] [-k K]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n N] [-m M] [-k K] [-v]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -265,6 +302,8 @@ int main(int argc, char **argv)
 	pthread_join(busy, NULL);
 	printf("offcpu_demo: %d pipe reads, %d sleeps, %d futex waits\n", a, b, c);
 	printf("offcpu_demo: us in pipe_wait %lld sleep_wait %lld futex_block %lld\n",
-	       us_pipe, us_sleep, us_futex);
+	       us_pipe.wall, us_sleep.wall, us_futex.wall);
+	printf("offcpu_demo: us on-CPU in pipe_wait %lld sleep_wait %lld futex_block %lld\n",
+	       us_pipe.cpu, us_sleep.cpu, us_futex.cpu);
 	return a == n_pipe && b == n_sleep && c == n_futex ? 0 : 1;
 }

@@ -38,18 +38,19 @@ total() {
 }
 
 # near GOT BLOCKS WANT: GOT microseconds of BLOCKS blocks are WANT, give
-# or take 15% or 3 ms a block, whichever is more. The profiler measures a
+# or take 15% or 2 ms a block, whichever is more. The profiler measures a
 # block from the switch away to the switch back, the demo around the
-# system call: the entry and the return to user space, where the stack is
-# walked and handed to BPF, count only for the demo (1.6 ms a block under
-# TCG in one run), and on a busy host a vCPU can stall between them. One more
+# system call less the thread's CPU time in it (the entry, and the return
+# to user space where the stack is walked and handed to BPF: up to 6 ms a
+# call on the debug kernel under TCG). What is left between the two: a
+# preemption inside the call, and a vCPU stalled on a busy host. One more
 # tick (4 ms at the test kernel's HZ=250) a block when the kernel keeps
 # time with jiffies (the clocksource watchdog found the TSC unstable on a
 # busy host): then both timestamps are rounded to a tick.
 near() {
 	want=$3
 	slack=$((want * 15 / 100))
-	[ $slack -ge $(($2 * 3000)) ] || slack=$(($2 * 3000))
+	[ $slack -ge $(($2 * 2000)) ] || slack=$(($2 * 2000))
 	case $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) in
 	*jiffies*) slack=$((slack + $2 * 4000)) ;;
 	esac
@@ -230,8 +231,8 @@ done
 
 # ---- off-CPU
 N=10 M=10 K=10
-echo "# unwindprof --off-cpu -o /tmp/bp-off.txt -- offcpu_demo -n $N -m $M -k $K"
-$U --off-cpu -o /tmp/bp-off.txt -- /tests/bin/offcpu_demo -n $N -m $M -k $K \
+echo "# unwindprof --off-cpu -o /tmp/bp-off.txt -- offcpu_demo -v -n $N -m $M -k $K"
+$U --off-cpu -o /tmp/bp-off.txt -- /tests/bin/offcpu_demo -v -n $N -m $M -k $K \
 	>/tmp/bp-off.out 2>&1
 show /tmp/bp-off.out 300
 show /tmp/bp-off.txt 12
@@ -240,20 +241,31 @@ pipe_us=$(total /tmp/bp-off.txt '^offcpu_demo;.*;main;pipe_phase;pipe_wait [0-9]
 sleep_us=$(total /tmp/bp-off.txt '^offcpu_demo;.*;main;sleep_phase;sleep_wait [0-9]+$')
 futex_us=$(total /tmp/bp-off.txt '^offcpu_demo;.*;main;futex_phase;futex_block [0-9]+$')
 busy_us=$(total /tmp/bp-off.txt 'busy_spin')
-# The demo's own measure of each kind of wait (around the call).
-set -- $(sed -n 's/^offcpu_demo: us in pipe_wait \([0-9]*\) sleep_wait \([0-9]*\) futex_block \([0-9]*\)$/\1 \2 \3/p' /tmp/bp-off.out)
-d_pipe=${1:-0} d_sleep=${2:-0} d_futex=${3:-0}
-# like GOT BLOCKS MS MEASURED: GOT is MEASURED (see near()), and MEASURED is
-# at least 80% of BLOCKS x MS (the blocking happened as the demo times it;
-# a busy host makes it longer, never shorter).
-like() {
-	near "$1" "$2" "$4" && [ $(($4 * 10)) -ge $(($2 * $3 * 8000)) ]
+# The demo's own measure of each kind of wait: the time around the call,
+# less the thread's CPU time in it. That CPU time is the system call's own
+# work and the deferred unwind at its return; it is no time blocked, and
+# on the debug kernel under TCG it is up to 6 ms a call.
+waits() {
+	sed -n "s/^offcpu_demo: us $1 pipe_wait \([0-9]*\) sleep_wait \([0-9]*\) futex_block \([0-9]*\)\$/\1 \2 \3/p" \
+		/tmp/bp-off.out
 }
-check "off-CPU: main;pipe_phase;pipe_wait blocked $pipe_us us; the demo measured $d_pipe, for $N x 20 ms" \
+set -- $(waits in)
+w_pipe=${1:-0} w_sleep=${2:-0} w_futex=${3:-0}
+set -- $(waits on-CPU\ in)
+d_pipe=$((w_pipe - ${1:-0})) d_sleep=$((w_sleep - ${2:-0})) d_futex=$((w_futex - ${3:-0}))
+# like GOT BLOCKS MS MEASURED: GOT is MEASURED (see near()), and MEASURED is
+# at least 60% of BLOCKS x MS: the blocking happened as the demo paces it.
+# A busy host makes a wait longer; the thread's own CPU time after a wake
+# (up to 6 ms, above) shortens the next wait for a pipe or futex, which
+# the other side paces from its previous wake.
+like() {
+	near "$1" "$2" "$4" && [ $(($4 * 10)) -ge $(($2 * $3 * 6000)) ]
+}
+check "off-CPU: main;pipe_phase;pipe_wait blocked $pipe_us us; the demo measured $d_pipe ($w_pipe less its CPU time), for $N x 20 ms" \
 	like "$pipe_us" $N 20 "$d_pipe"
-check "off-CPU: main;sleep_phase;sleep_wait blocked $sleep_us us; the demo measured $d_sleep, for $M x 30 ms" \
+check "off-CPU: main;sleep_phase;sleep_wait blocked $sleep_us us; the demo measured $d_sleep ($w_sleep less its CPU time), for $M x 30 ms" \
 	like "$sleep_us" $M 30 "$d_sleep"
-check "off-CPU: main;futex_phase;futex_block blocked $futex_us us; the demo measured $d_futex, for $K x 10 ms" \
+check "off-CPU: main;futex_phase;futex_block blocked $futex_us us; the demo measured $d_futex ($w_futex less its CPU time), for $K x 10 ms" \
 	like "$futex_us" $K 10 "$d_futex"
 check "off-CPU: the spinning thread (busy_spin) blocked 0 us ($busy_us)" [ "$busy_us" = 0 ]
 
