@@ -43,7 +43,10 @@ total() {
 # system call less the thread's CPU time in it (the entry, and the return
 # to user space where the stack is walked and handed to BPF: up to 6 ms a
 # call on the debug kernel under TCG). What is left between the two: a
-# preemption inside the call, and a vCPU stalled on a busy host. One more
+# preemption inside the call; the scheduler's own path after the thread's
+# CPU clock stops and before the tracepoint reads the time (picking the
+# next task, idle balancing: the debug kernel's nanosleeps come out 4% to
+# 7% short); and a vCPU stalled on a busy host. One more
 # tick (4 ms at the test kernel's HZ=250) a block when the kernel keeps
 # time with jiffies (the clocksource watchdog found the TSC unstable on a
 # busy host): then both timestamps are rounded to a tick.
