@@ -37,27 +37,35 @@ total() {
 	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
 }
 
-# near GOT BLOCKS WANT: GOT microseconds of BLOCKS blocks are WANT, give
-# or take 15% or 2 ms a block, whichever is more. The profiler measures a
-# block from the switch away to the switch back, the demo around the
-# system call less the thread's CPU time in it (the entry, and the return
-# to user space where the stack is walked and handed to BPF: up to 6 ms a
-# call on the debug kernel under TCG). What is left between the two: a
+# near GOT BLOCKS WANT: GOT microseconds of BLOCKS blocks are WANT, less
+# by at most 20% or 2 ms a block, or more by at most 5% or 1 ms a block,
+# whichever is more. The profiler measures a block from the switch away to
+# the switch back, the demo around the system call less the thread's CPU
+# time in it (the entry, and the return to user space where the stack is
+# walked and handed to BPF: up to 6 ms a call on the debug kernel under
+# TCG). What separates the two only makes the profiler's time smaller: a
 # preemption inside the call; the scheduler's own path after the thread's
 # CPU clock stops and before the tracepoint reads the time (picking the
-# next task, idle balancing: the debug kernel's nanosleeps come out 4% to
-# 7% short); and a vCPU stalled on a busy host. One more
-# tick (4 ms at the test kernel's HZ=250) a block when the kernel keeps
-# time with jiffies (the clocksource watchdog found the TSC unstable on a
-# busy host): then both timestamps are rounded to a tick.
+# next task, idle balancing); a vCPU stalled on a busy host. On the debug
+# kernel the profiler came out 0% to 10% short in five boots, on the test
+# kernel 0% to 4%, and at most 1.7% over (a few microseconds a block are
+# counted by both). One more tick (4 ms at the test kernel's HZ=250) a
+# block either way when the kernel keeps time with jiffies (the
+# clocksource watchdog found the TSC unstable on a busy host): then both
+# timestamps are rounded to a tick.
 near() {
 	want=$3
-	slack=$((want * 15 / 100))
-	[ $slack -ge $(($2 * 2000)) ] || slack=$(($2 * 2000))
+	below=$((want * 20 / 100))
+	above=$((want * 5 / 100))
+	[ $below -ge $(($2 * 2000)) ] || below=$(($2 * 2000))
+	[ $above -ge $(($2 * 1000)) ] || above=$(($2 * 1000))
 	case $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) in
-	*jiffies*) slack=$((slack + $2 * 4000)) ;;
+	*jiffies*)
+		below=$((below + $2 * 4000))
+		above=$((above + $2 * 4000))
+		;;
 	esac
-	[ "$1" -ge $((want - slack)) ] && [ "$1" -le $((want + slack)) ]
+	[ "$1" -ge $((want - below)) ] && [ "$1" -le $((want + above)) ]
 }
 
 # at_least OK ALL OK2 ALL2: OK/ALL >= OK2/ALL2, with ALL > 0.
