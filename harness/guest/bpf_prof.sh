@@ -47,12 +47,12 @@ total() {
 # preemption inside the call; the scheduler's own path after the thread's
 # CPU clock stops and before the tracepoint reads the time (picking the
 # next task, idle balancing); a vCPU stalled on a busy host. On the debug
-# kernel the profiler came out 0% to 10% short in five boots, on the test
-# kernel 0% to 4%, and at most 1.7% over (a few microseconds a block are
-# counted by both). One more tick (4 ms at the test kernel's HZ=250) a
-# block either way when the kernel keeps time with jiffies (the
-# clocksource watchdog found the TSC unstable on a busy host): then both
-# timestamps are rounded to a tick.
+# kernel the profiler came out 0% to 10% short in six boots, on the test
+# kernel 0% to 4%, and at most 1.7% over (the switch itself, from picking
+# the thread to the tracepoint, counts for both). One more tick (4 ms at
+# the test kernel's HZ=250) a block either way when the kernel keeps time
+# with jiffies (the clocksource watchdog found the TSC unstable on a busy
+# host): then both timestamps are rounded to a tick.
 near() {
 	want=$3
 	below=$((want * 20 / 100))
