@@ -103,8 +103,15 @@ int BPF_PROG(request_again, void *regs, long id)
 	i = st->nreq2;
 	if (i >= NREC)
 		return 0;
-	st->nreq2 = i + 1;
 	st->req2_cookie[i] = bpf_unwind_user_request();
+	/*
+	 * Counted after the cookie is stored: result 11's other thread
+	 * reads the cookie as soon as it sees the count, while this thread
+	 * is still in its read(). The x86 JIT keeps the order of stores, as
+	 * on_work's relies on.
+	 */
+	asm volatile("" : : : "memory");
+	st->nreq2 = i + 1;
 	return 0;
 }
 
