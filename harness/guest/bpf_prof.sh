@@ -291,9 +291,10 @@ s_span=$(total /tmp/bp-span.txt '^unwind_demo;span:[0-9a-f]{16};')
 check "--span: samples with the thread's span as outermost frame ($s_span of $s_all)" \
 	[ "$s_span" -gt 0 ]
 
-# ---- -a and -p PID, for a second each, while the demo runs (about 15 s
-# of reads; it is killed after)
-$DEMO -d 8 -n 40000 -s 1048576 >/dev/null 2>&1 &
+# ---- -a and -p PID, for a second each, while the demo runs: reads with
+# no end, for -p must find it alive however slow the kernel is; it is
+# killed after
+$DEMO -d 8 -n 100000000 -s 1048576 >/dev/null 2>&1 &
 demo=$!
 echo "# unwindprof -a -d 1 -v -o /tmp/bp-all.txt"
 $U -a -d 1 -F 1000 -v -o /tmp/bp-all.txt >/tmp/bp-all.out 2>&1

@@ -159,8 +159,11 @@ static void ut_log_add(const struct ut_rec *rec)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ut_log_lock, flags);
-	if (ut_log_len < UT_LOG_SIZE)
-		ut_log[ut_log_len++] = *rec;
+	if (ut_log_len < UT_LOG_SIZE) {
+		ut_log[ut_log_len] = *rec;
+		/* After the record: ut_log_start() reads without the lock. */
+		smp_store_release(&ut_log_len, ut_log_len + 1);
+	}
 	spin_unlock_irqrestore(&ut_log_lock, flags);
 }
 
@@ -692,7 +695,7 @@ static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
 		ret = ut_wait_key(n);
 	} else if (!strncmp(buf, "clear", 5)) {
 		spin_lock_irq(&ut_log_lock);
-		ut_log_len = 0;
+		WRITE_ONCE(ut_log_len, 0);
 		spin_unlock_irq(&ut_log_lock);
 		ret = 0;
 	}
@@ -717,7 +720,8 @@ static const struct file_operations ut_ctl_fops = {
 
 static void *ut_log_start(struct seq_file *m, loff_t *pos)
 {
-	return *pos < READ_ONCE(ut_log_len) ? &ut_log[*pos] : NULL;
+	/* Pairs with the release in ut_log_add(): the record is whole. */
+	return *pos < smp_load_acquire(&ut_log_len) ? &ut_log[*pos] : NULL;
 }
 
 static void *ut_log_next(struct seq_file *m, void *v, loff_t *pos)
