@@ -108,7 +108,7 @@ int BPF_PROG(request_again, void *regs, long id)
 	 * Counted after the cookie is stored: result 11's other thread
 	 * reads the cookie as soon as it sees the count, while this thread
 	 * is still in its read(). The x86 JIT keeps the order of stores, as
-	 * on_work's relies on.
+	 * on_work() relies on for kthread_done.
 	 */
 	asm volatile("" : : : "memory");
 	st->nreq2 = i + 1;
