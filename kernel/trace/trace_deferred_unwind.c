@@ -171,18 +171,26 @@ static void user_unwind_map_find(struct mm_struct *mm, unsigned long ip,
  * file mapped there and that file's device and inode; with @mm NULL, with
  * the addresses alone.
  *
+ * The addresses are data: the first one is whatever the task had in its
+ * instruction pointer, which may be any value at all (a user can jump to
+ * -1 and take the fault), so no address may decide whether a mapping is
+ * looked up. Without @mm, nothing is looked up.
+ *
  * Context: mmap_lock of @mm held for read, or @mm NULL. Does not sleep.
  */
 static void user_unwind_frames_fill(struct mm_struct *mm,
 				    const unsigned long *ips, unsigned int nr,
 				    struct user_unwind_frame *frames)
 {
-	/* Without @mm, one mapping without a file holds every address. */
-	struct user_unwind_map map = { .start = 0, .len = ULONG_MAX };
+	/* Empty: the first address is looked up. */
+	struct user_unwind_map map = { };
 	unsigned int i;
 
-	if (mm)
-		map.len = 0;
+	if (!mm) {
+		for (i = 0; i < nr; i++)
+			frames[i] = (struct user_unwind_frame) { .ip = ips[i] };
+		return;
+	}
 	for (i = 0; i < nr; i++) {
 		unsigned long ip = ips[i];
 

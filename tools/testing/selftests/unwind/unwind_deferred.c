@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -839,12 +840,28 @@ static void *mm_holder(void *arg)
 }
 
 static unsigned long mm_caller_ip;
+static int mm_caller_faults;
+static sigjmp_buf mm_caller_env;
+/* The handler's stack, touched before the mm is locked. */
+static char mm_caller_altstack[1 << 16] __attribute__((aligned(64)));
+
+static void mm_caller_segv(int sig, siginfo_t *si, void *uc)
+{
+	siglongjmp(mm_caller_env, 1);
+}
 
 static void *mm_caller(void *arg)
 {
+	stack_t ss = {
+		.ss_sp = mm_caller_altstack,
+		.ss_size = sizeof(mm_caller_altstack),
+	};
 	unsigned long ip;
 	long ret;
 
+	memset(mm_caller_altstack, 0, sizeof(mm_caller_altstack));
+	if (sigaltstack(&ss, NULL))
+		return NULL;
 	pthread_barrier_wait(&mm_start);
 	pthread_barrier_wait(&caller_gate);
 	/* From here, so that the first frame is known exactly. */
@@ -855,6 +872,19 @@ static void *mm_caller(void *arg)
 		     : "a" ((long)SYS_getppid)
 		     : "rcx", "r11", "memory");
 	mm_caller_ip = ip;
+	/*
+	 * A hostile entry: jump to -1 with no frame pointer. The fault's
+	 * registers hold ip 0xffffffffffffffff, and the stack of the entry,
+	 * walked while mmap_lock cannot be taken, is that address alone. The
+	 * handler runs on its own stack, already touched, so that delivering
+	 * the signal needs no page fault (which would wait for mmap_lock).
+	 */
+	if (!sigsetjmp(mm_caller_env, 1))
+		asm volatile("xor %%ebp, %%ebp\n\t"
+			     "jmp *%%rax"
+			     : : "a" (~0UL) : "memory");
+	else
+		mm_caller_faults++;
 	__atomic_store_n(&getppid_done, gettid_(), __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -892,22 +922,35 @@ static int bounded_wait(int *flag)
  * Nothing a traced process does can stall tracefs (contract 12). While one
  * thread holds its mm's mmap_lock for writing, another makes a traced
  * system call: the instance's callback must not wait for the lock, and must
- * record the stack with addresses alone. Then, with the lock still held and
- * a third thread stopped inside a callback (of a test tracer, so inside the
- * unwinder's SRCU section), clearing the option must wait for neither.
+ * record the stack with addresses alone. The same thread then jumps to -1,
+ * and the fault's signal_generate event asks for the stack of an entry
+ * whose instruction pointer is 0xffffffffffffffff: recorded as it is, alone
+ * (contract 25), with no mapping looked up. Then, with the lock still held
+ * and a third thread stopped inside a callback (of a test tracer, so inside
+ * the unwinder's SRCU section), clearing the option must wait for neither.
  */
 static int test_mm_locked(void)
 {
 	static char buf[1 << 16];
+	struct sigaction sa = {
+		.sa_sigaction = mm_caller_segv,
+		.sa_flags = SA_SIGINFO | SA_ONSTACK,
+	}, old_sa;
 	pthread_t holder, caller, parker, clearer;
 	char pat[32], *line, *save;
-	int fd, n, len = 0, found = 0, frames = 0, with_off = 0, ok = 1;
-	unsigned long first = 0;
+	int fd, n, len = 0, found = 0, ok = 1;
+	/* Per stack of the caller: frames, offsets, first frame. */
+	int frames[2] = { 0, 0 }, with_off[2] = { 0, 0 }, stacks = 0;
+	unsigned long first[2] = { 0, 0 };
 
 	mkdir(INST, 0755);
 	if (write_file(INST "/events/syscalls/sys_enter_getppid/enable", "1") ||
+	    write_file(INST "/events/signal/signal_generate/enable", "1") ||
 	    write_file(INST "/options/userstacktrace_delay", "1"))
 		return fail(__LINE__, "cannot set up %s\n", INST);
+	mm_caller_faults = 0;
+	if (sigaction(SIGSEGV, &sa, &old_sa))
+		return fail(__LINE__, "sigaction\n");
 	pthread_barrier_init(&mm_start, NULL, 4);
 	pthread_barrier_init(&caller_gate, NULL, 2);
 	pthread_barrier_init(&parker_gate, NULL, 2);
@@ -941,10 +984,14 @@ static int test_mm_locked(void)
 	pthread_join(caller, NULL);
 	pthread_join(parker, NULL);
 	pthread_join(clearer, NULL);
+	sigaction(SIGSEGV, &old_sa, NULL);
 	if (!ok)
 		goto out;
 	if (mm_holder_ret || park_done != 1)
 		return fail(__LINE__, "mmlock or park failed\n");
+	if (mm_caller_faults != 1)
+		return fail(__LINE__, "the jump to -1 faulted %d times, want 1\n",
+			    mm_caller_faults);
 
 	fd = open(INST "/trace", O_RDONLY);
 	if (fd < 0)
@@ -957,20 +1004,27 @@ static int test_mm_locked(void)
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strstr(line, "<user unwind stack>")) {
 			found = !!strstr(line, pat);
+			stacks += found;
 			continue;
 		}
-		if (!found || strncmp(line, " => ", 4))
+		if (!found || strncmp(line, " => ", 4) || stacks > 2)
 			continue;
-		if (!frames++)
-			first = strtoul(line + 4, NULL, 16);
+		if (!frames[stacks - 1]++)
+			first[stacks - 1] = strtoul(line + 4, NULL, 16);
 		if (strstr(line, "off="))
-			with_off++;
+			with_off[stacks - 1]++;
 	}
-	if (!(frames >= 1 && first == mm_caller_ip && !with_off))
+	if (stacks != 2)
+		ok = fail(__LINE__, "%d stacks of the caller, want 2\n", stacks);
+	else if (!(frames[0] >= 1 && first[0] == mm_caller_ip && !with_off[0]))
 		ok = fail(__LINE__, "%d frames from %#lx, %d with offsets: want %#lx alone\n",
-			  frames, first, with_off, mm_caller_ip);
+			  frames[0], first[0], with_off[0], mm_caller_ip);
+	else if (!(frames[1] == 1 && first[1] == ~0UL && !with_off[1]))
+		ok = fail(__LINE__, "%d frames from %#lx, %d with offsets: want 0xffffffffffffffff alone\n",
+			  frames[1], first[1], with_off[1]);
 out:
 	write_file(INST "/options/userstacktrace_delay", "0");
+	write_file(INST "/events/signal/signal_generate/enable", "0");
 	rmdir(INST);
 	return ok;
 }
