@@ -26,7 +26,8 @@
  * not on FUSE (whose server makes up owners and contents). Anything else
  * is skipped with one line on stderr saying why; that is not an error.
  *
- * A mapped file is reached as the very file the process maps, never by
+ * The rule and the open are mapped.c's, which unwindprof shares: a mapped
+ * file is reached as the very file the process maps, never by
  * looking its path up again as whatever it names now (another file, a
  * FIFO that blocks, a device whose open does something, a file of another
  * mount namespace): through /proc/PID/map_files/START-END, or, where that
@@ -50,11 +51,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../../include/uapi/linux/sframe_table.h"
 #include "eh2sframe.h"
+#include "mapped.h"
 
 /* A list of strings, each malloc()ed, without duplicates. */
 struct strs {
@@ -424,113 +425,6 @@ static void add_needed(struct strs *files, struct strs *missing)
 	strs_free(&conf);
 }
 
-/*
- * One line of @f into @buf, without its newline. A line longer than @buf
- * is skipped whole: its tail must not be read as a line of its own (a
- * path in /proc/PID/maps is the mapping process's to choose).
- */
-static bool read_line(FILE *f, char *buf, size_t size)
-{
-	size_t len;
-
-	while (fgets(buf, size, f)) {
-		len = strlen(buf);
-		if (len && buf[len - 1] == '\n') {
-			buf[len - 1] = '\0';
-			return true;
-		}
-		if (feof(f))
-			return true;
-		while (fgets(buf, size, f) && !strchr(buf, '\n'))
-			;
-	}
-	return false;
-}
-
-/* A mounted file system: its device, and whether FUSE serves it. */
-struct mnt {
-	unsigned int	major;
-	unsigned int	minor;
-	bool		fuse;
-};
-
-struct mnts {
-	struct mnt	*v;
-	size_t		n;
-	size_t		cap;
-};
-
-/* The file systems /proc/@pid/mountinfo lists ("self": ours), into @m. */
-static void read_mounts(const char *pid, struct mnts *m)
-{
-	char path[64], line[2 * PATH_MAX + 256];
-	FILE *f;
-
-	m->n = 0;
-	snprintf(path, sizeof(path), "/proc/%s/mountinfo", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (read_line(f, line, sizeof(line))) {
-		/* The type follows the optional fields' end, " - ". */
-		char *type = strstr(line, " - ");
-		unsigned int maj, min;
-
-		if (!type || sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2)
-			continue;
-		if (m->n == m->cap) {
-			struct mnt *v = realloc(m->v, (m->cap * 2 + 16) * sizeof(*v));
-
-			if (!v)
-				break;
-			m->v = v;
-			m->cap = m->cap * 2 + 16;
-		}
-		m->v[m->n].major = maj;
-		m->v[m->n].minor = min;
-		/* "fuse", "fuseblk", "fuse.sshfs", ... */
-		m->v[m->n].fuse = !strncmp(type + 3, "fuse", 4);
-		m->n++;
-	}
-	fclose(f);
-}
-
-/* Is device @maj:@min in @m FUSE (1), another file system (0), absent (-1)? */
-static int mnt_fuse(const struct mnts *m, unsigned int maj, unsigned int min)
-{
-	size_t i;
-	int ret = -1;
-
-	/* One device may be mounted many times; FUSE on any of them counts. */
-	for (i = 0; i < m->n && ret < 1; i++)
-		if (m->v[i].major == maj && m->v[i].minor == min)
-			ret = m->v[i].fuse;
-	return ret;
-}
-
-/**
- * struct mapped - a file that a process maps executable (--pid, --all)
- * @path:	its path, as /proc/PID/maps shows it: only a name, for
- *		messages and for the fallback open (see open_mapped())
- * @pid:	the process
- * @range:	"START-END" of one of its mappings of the file, the name of
- *		its entry in /proc/PID/map_files
- * @major:	the device /proc/PID/maps shows for it
- * @minor:	...
- * @ino:	its inode number
- * @fuse:	it is on FUSE (1), or on a file system that neither the
- *		process nor eh2sframe has mounted (-1; lazily unmounted)
- */
-struct mapped {
-	char			*path;
-	char			pid[16];
-	char			range[40];
-	unsigned int		major;
-	unsigned int		minor;
-	unsigned long long	ino;
-	int			fuse;
-};
-
 struct mapped_list {
 	struct mapped	*v;
 	size_t		n;
@@ -601,16 +495,11 @@ static int add_pid(struct mapped_list *ml, const struct mnts *self,
 		return -1;
 	read_mounts(pid, &mnts);
 	while (read_line(f, line, sizeof(line))) {
-		unsigned long long start, end;
-		struct mapped m = { 0 };
-		char perms[8];
+		struct maps_line l;
+		struct mapped m;
 
-		if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu", &start, &end,
-			   perms, &m.major, &m.minor, &m.ino) != 6 ||
-		    strlen(perms) < 3 || perms[2] != 'x' || !m.ino)
-			continue;
-		m.path = strchr(line, '/');
-		if (!m.path)
+		if (!parse_mapping(line, pid, &mnts, self, &m, &l) ||
+		    strlen(l.perms) < 3 || l.perms[2] != 'x')
 			continue;
 		/*
 		 * A file deleted since it was mapped: what its path names now
@@ -618,12 +507,6 @@ static int add_pid(struct mapped_list *ml, const struct mnts *self,
 		 */
 		if (ends_with(m.path, " (deleted)"))
 			continue;
-		snprintf(m.pid, sizeof(m.pid), "%s", pid);
-		/* As map_files names it: maps pads addresses to 8 digits. */
-		snprintf(m.range, sizeof(m.range), "%llx-%llx", start, end);
-		m.fuse = mnt_fuse(&mnts, m.major, m.minor);
-		if (m.fuse < 0)
-			m.fuse = mnt_fuse(self, m.major, m.minor);
 		if (mapped_add(ml, &m))
 			break;
 	}
@@ -644,135 +527,6 @@ static int add_all_pids(struct mapped_list *ml, const struct mnts *self)
 			add_pid(ml, self, de->d_name);	/* gone: nothing */
 	closedir(d);
 	return 0;
-}
-
-/*
- * Why the file @st describes is not to be converted for anyone but its
- * owner, into @why; or false when it may be. See "Trust" at the top.
- */
-static bool untrusted(const struct stat *st, char *why, size_t size)
-{
-	mode_t w = st->st_mode & 0022;	/* write for group, for others */
-
-	if (!S_ISREG(st->st_mode)) {
-		snprintf(why, size, "not a regular file (%s)",
-			 S_ISFIFO(st->st_mode) ? "a FIFO" :
-			 S_ISLNK(st->st_mode) ? "a symbolic link" :
-			 S_ISCHR(st->st_mode) ? "a character device" :
-			 S_ISBLK(st->st_mode) ? "a block device" :
-			 S_ISDIR(st->st_mode) ? "a directory" :
-			 S_ISSOCK(st->st_mode) ? "a socket" : "of unknown type");
-		return true;
-	}
-	if (st->st_uid != 0 && st->st_uid != getuid()) {
-		snprintf(why, size, "owned by uid %u", (unsigned int)st->st_uid);
-		return true;
-	}
-	if (w) {
-		snprintf(why, size, "writable by %s (mode %04o)",
-			 w == 0020 ? "its group" :
-			 w == 0002 ? "others" : "its group and others",
-			 (unsigned int)(st->st_mode & 07777));
-		return true;
-	}
-	return false;
-}
-
-/**
- * open_mapped - open the file that a process maps, if it may be converted
- * @m:		the file, as /proc/PID/maps showed it
- * @how:	set to how it was reached, for -v
- * @why:	set to why not, when it is not opened
- * @size:	room in @why
- *
- * Nothing but an O_PATH descriptor is made until the file is known to be
- * the regular file @m describes and passes untrusted(): a FIFO, a device,
- * another user's file are never opened. The descriptor returned is opened
- * from that one, through its /proc/self/fd link (the same file, whatever
- * its path names now), with O_NONBLOCK (a lease its owner holds cannot
- * stall us), and checked again.
- *
- * Return: a descriptor open for reading, or -1.
- */
-static int open_mapped(const struct mapped *m, const char **how, char *why,
-		       size_t size)
-{
-	char p[64 + sizeof(m->range)];
-	struct stat st;
-	bool by_path = false;
-	int pfd, fd;
-
-	if (m->fuse) {
-		snprintf(why, size, "%s", m->fuse > 0 ?
-			 "on FUSE, whose server decides its owner and contents" :
-			 "on a file system that is not mounted");
-		return -1;
-	}
-	/*
-	 * map_files gives the mapped file itself, whatever the maps line
-	 * says about it and in whichever mount namespace it lives: even if
-	 * the range was mapped again since, it is a file the process maps.
-	 */
-	snprintf(p, sizeof(p), "/proc/%s/map_files/%s", m->pid, m->range);
-	*how = "/proc/PID/map_files";
-	pfd = open(p, O_PATH | O_CLOEXEC);
-	if (pfd < 0) {
-		/*
-		 * Without CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, or once the
-		 * process has gone: by path, only if the path still names the
-		 * mapped file. A symbolic link is not followed (O_NOFOLLOW
-		 * gives the link itself, refused below), and one in a
-		 * directory above is caught by the inode check.
-		 */
-		*how = "its path, checked against the device and inode in maps";
-		by_path = true;
-		pfd = open(m->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd < 0) {
-			snprintf(why, size, "%s", strerror(errno));
-			return -1;
-		}
-	}
-	if (fstat(pfd, &st)) {
-		snprintf(why, size, "%s", strerror(errno));
-		goto fail;
-	}
-	/*
-	 * The type first: a FIFO or device at the path is reported as what it
-	 * is. stat()'s device may differ from the one maps shows for a file
-	 * that is the mapped one (btrfs subvolumes, overlayfs): then it is
-	 * refused too, which can cost a table, never load a wrong one.
-	 */
-	if (S_ISREG(st.st_mode) && by_path &&
-	    (major(st.st_dev) != m->major || minor(st.st_dev) != m->minor ||
-	     st.st_ino != m->ino)) {
-		snprintf(why, size,
-			 "not the file process %s maps (its path names another now, or in another mount namespace)",
-			 m->pid);
-		goto fail;
-	}
-	if (untrusted(&st, why, size))
-		goto fail;
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
-	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		goto fail;
-	}
-	close(pfd);
-	/* The descriptor that is read: its own checks, not the path's. */
-	if (fstat(fd, &st)) {
-		snprintf(why, size, "%s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (untrusted(&st, why, size)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-fail:
-	close(pfd);
-	return -1;
 }
 
 static const char *base_name(const char *path)

@@ -44,6 +44,7 @@
 #include <bpf/libbpf.h>
 #include <elfutils/libdwfl.h>
 
+#include "../mapped.h"
 #include "unwindprof.h"
 #include "unwindprof.skel.h"
 
@@ -329,9 +330,10 @@ static char *kstack_string(const unsigned long long *ips, unsigned int nr)
 
 /*
  * One libdwfl session per process, kept while it runs: reporting its
- * mappings reads /proc/PID/maps and opens every file, too much for every
- * stack. An address outside every module reported (a library dlopen()ed
- * since) makes it report them again, once per stack.
+ * mappings reads /proc/PID/maps, and libdwfl opens a module's file the
+ * first time an address in it is named, too much for every stack. An
+ * address outside every module reported (a library dlopen()ed since)
+ * makes it report them again, once per stack.
  */
 struct sym {
 	struct sym *next;
@@ -370,25 +372,192 @@ static void syms_clear(struct proc *p)
 
 static struct proc *procs;
 
-static char *debuginfo_path;
+/*
+ * The files refused (see proc_find_elf()), each said once, by device and
+ * inode: with -a, every process of a user maps that user's files.
+ */
+struct refused {
+	struct refused *next;
+	unsigned int major, minor;
+	unsigned long long ino;
+};
+
+static struct refused *refused;
+
+static void say_refused(const struct mapped *m, const char *why)
+{
+	struct refused *r;
+
+	for (r = refused; r; r = r->next)
+		if (r->major == m->major && r->minor == m->minor &&
+		    r->ino == m->ino)
+			return;
+	r = calloc(1, sizeof(*r));
+	if (r) {
+		r->major = m->major;
+		r->minor = m->minor;
+		r->ino = m->ino;
+		r->next = refused;
+		refused = r;
+	}
+	fprintf(stderr, "unwindprof: not symbolizing %s: %s\n", m->path, why);
+}
+
+/*
+ * libdwfl's find_elf. Its own, dwfl_linux_proc_find_elf(), opens the path
+ * that /proc/PID/maps shows, in our mount namespace, following links and
+ * blocking on a FIFO; and it would have root parse the ELF and DWARF of
+ * any file any profiled user maps (review m17). So a file is opened as
+ * eh2sframe opens the files it converts for --pid and --all, under the
+ * same rule: open_mapped() reaches the very file the process maps, and
+ * only one that root or we own and nobody else may write; a file refused
+ * is named with its addresses alone. *@file_name is never set: libdwfl
+ * would open that name itself after a refusal.
+ */
+static int proc_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct mapped *m = *userdata;
+	const char *how;
+	char why[256];
+	int fd;
+
+	/* The vDSO, "[vdso: PID]": read from the process's memory. */
+	if (!m)
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
+						file_name, elfp);
+	fd = open_mapped(m, &how, why, sizeof(why));
+	if (fd < 0)
+		say_refused(m, why);
+	return fd;
+}
+
+/*
+ * Separate debuginfo by build-id in /usr/lib/debug only, a tree only root
+ * writes. libdwfl's standard lookup also tries debuglink names beside the
+ * file and in its .debug directory, which the file's owner chooses.
+ */
+static char *debuginfo_path = "/usr/lib/debug";
 
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = proc_find_elf,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* Our own mount namespace's file systems, for parse_mapping(). */
+static struct mnts self_mnts;
+
+/* A module libdwfl drops: the mapping it was to be opened by. */
+static int free_mapped(Dwfl_Module *mod, void *userdata, const char *name,
+		       Dwarf_Addr base, void *arg)
+{
+	struct mapped *m = userdata;
+
+	if (m)
+		free(m->path);
+	free(m);
+	return DWARF_CB_OK;
+}
+
+static int forget_module(Dwfl_Module *mod, void **userdata, const char *name,
+			 Dwarf_Addr base, void *arg)
+{
+	free_mapped(mod, *userdata, name, base, arg);
+	*userdata = NULL;
+	return DWARF_CB_OK;
+}
+
+/*
+ * Report one file's run of mappings, [@low, @high), as a module, with
+ * what open_mapped() needs as its userdata. A module reported before,
+ * with the same name and addresses, keeps its own.
+ */
+static int report_file(struct proc *p, const struct mapped *m,
+		       uint64_t low, uint64_t high)
+{
+	Dwfl_Module *mod = dwfl_report_module(p->dwfl, m->path, low, high);
+	struct mapped *copy;
+	void **ud;
+
+	if (!mod)
+		return -1;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (*ud)
+		return 0;
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return -1;
+	*copy = *m;
+	copy->path = strdup(m->path);
+	if (!copy->path) {
+		free(copy);
+		return -1;
+	}
+	*ud = copy;
+	return 0;
+}
+
+/*
+ * The modules of process @p, from /proc/PID/maps, as libdwfl's
+ * dwfl_linux_proc_report() makes them: one a file, from the start of its
+ * first mapping to the end of its last in a row, whatever anonymous
+ * mappings (.bss) lie between; and the vDSO. Here each file's module also
+ * carries the mapping and inode it is to be opened by.
+ */
 static int proc_report(struct proc *p)
 {
-	int err;
+	char pid[16], path[32], line[PATH_MAX + 256], vdso[32];
+	struct mnts mnts = { 0 };
+	struct mapped m, run = { 0 };
+	struct maps_line l;
+	uint64_t low = 0, high = 0;
+	int err = 0;
+	FILE *f;
 
 	/* Modules may have gone (dlclose()) as others came. */
 	syms_clear(p);
-	dwfl_report_begin(p->dwfl);
-	err = dwfl_linux_proc_report(p->dwfl, p->pid);
-	if (dwfl_report_end(p->dwfl, NULL, NULL))
+	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	f = fopen(path, "re");
+	if (!f)
 		return -1;
-	return err ? -1 : 0;
+	read_mounts(pid, &mnts);
+	dwfl_report_begin(p->dwfl);
+	while (!err && read_line(f, line, sizeof(line))) {
+		if (!parse_mapping(line, pid, &mnts, &self_mnts, &m, &l)) {
+			if (strstr(line, " [vdso]")) {
+				snprintf(vdso, sizeof(vdso), "[vdso: %d]",
+					 (int)p->pid);
+				if (!dwfl_report_module(p->dwfl, vdso, l.start,
+							l.end))
+					err = -1;
+			}
+			continue;
+		}
+		if (run.path && m.major == run.major && m.minor == run.minor &&
+		    m.ino == run.ino) {
+			high = l.end;
+			continue;
+		}
+		if (run.path)
+			err = report_file(p, &run, low, high);
+		free(run.path);
+		run = m;
+		run.path = strdup(m.path);
+		if (!run.path)
+			err = -1;
+		low = l.start;
+		high = l.end;
+	}
+	if (!err && run.path)
+		err = report_file(p, &run, low, high);
+	free(run.path);
+	free(mnts.v);
+	fclose(f);
+	if (dwfl_report_end(p->dwfl, free_mapped, NULL))
+		return -1;
+	return err;
 }
 
 static struct proc *proc_get(pid_t pid)
@@ -423,6 +592,7 @@ static void proc_forget(pid_t pid)
 			p = *pp;
 			*pp = p->next;
 			syms_clear(p);
+			dwfl_getmodules(p->dwfl, forget_module, NULL, 0);
 			dwfl_end(p->dwfl);
 			free(p);
 			return;
@@ -507,7 +677,7 @@ static void user_frame(struct sbuf *b, struct proc *p, uint64_t addr,
 
 static struct {
 	uint64_t samples, offcpu, stacks, joined, unmatched_stacks;
-	uint64_t frames, ctxs;
+	uint64_t frames, ctxs, foreign_ctxs;
 } st;
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -541,7 +711,19 @@ static int on_event(void *ctx, void *data, size_t size)
 		const struct up_ctx *c = data;
 
 		st.ctxs++;
-		p = pend_get(h->tid, h->cookie);
+		/*
+		 * The kernel sends a context for every entry walked for any
+		 * tracer (perf's fp,defer, ftrace's userstacktrace_delay), and
+		 * a stack here only for those in which we asked: a record
+		 * made for any other would wait for good (review m18). Ours
+		 * has its samples here already: they went into the ring in
+		 * that entry, before its return to user space emitted this.
+		 */
+		p = *pend_slot(h->tid, h->cookie);
+		if (!p) {
+			st.foreign_ctxs++;
+			break;
+		}
 		/* Status 0: a whole, valid record. */
 		if (!h->weight)
 			snprintf(p->span, sizeof(p->span),
@@ -1013,7 +1195,7 @@ int main(int argc, char **argv)
 	pid_t child = 0;
 	uint32_t key;
 	uint8_t one = 1;
-	uint64_t waiting = 0;
+	uint64_t waiting = 0, held = 0;
 	struct pending *p;
 
 	if (parse_args(argc, argv))
@@ -1032,6 +1214,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.tables)
 		load_tables();
+	/* For a mapped file on a device the process's namespace does not show. */
+	read_mounts("self", &self_mnts);
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1135,8 +1319,10 @@ int main(int argc, char **argv)
 	for (key = 0; key < UP_CNT_NR; key++)
 		bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &key, &counters[key]);
 	for (i = 0; i < PEND_BUCKETS; i++)
-		for (p = pend[i]; p; p = p->next)
+		for (p = pend[i]; p; p = p->next) {
 			waiting += p->samples;
+			held++;
+		}
 	if (write_output())
 		goto out;
 	fprintf(stderr, "unwindprof: %" PRIu64 " %s, %" PRIu64 " stacks received, %" PRIu64
@@ -1147,8 +1333,10 @@ int main(int argc, char **argv)
 		st.stacks ? (double)st.frames / st.stacks : 0.0);
 	if (opt.verbose)
 		fprintf(stderr, "unwindprof: %" PRIu64 " stacks of no sample, %" PRIu64
-			" failed requests, %" PRIu64 " contexts\n",
-			st.unmatched_stacks, counters[UP_CNT_REQ_FAIL], st.ctxs);
+			" failed requests, %" PRIu64 " contexts (%" PRIu64
+			" of no sample), %" PRIu64 " entries held at the end\n",
+			st.unmatched_stacks, counters[UP_CNT_REQ_FAIL], st.ctxs,
+			st.foreign_ctxs, held);
 	if (!child && opt.cmd && WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "unwindprof: %s exited with status %d\n", opt.cmd[0],
 			WEXITSTATUS(status));
