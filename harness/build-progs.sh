@@ -496,6 +496,10 @@ int main(int argc, char **argv)
 }
 EOF
 build eh_trust_helper "$BUILD/eh_trust_helper.c" -isystem "$hdr/usr/include"
+# The same without .symtab, for eh_trust's unwindprof rows: for such a
+# file libdwfl's standard lookup opens NAME.debug beside it.
+strip -o "$out/eh_trust_helper_stripped" "$out/eh_trust_helper" ||
+	die "stripping eh_trust_helper failed"
 # The converter, static (the guest has no libdw), to load tables there.
 if [ -f "$SRC/tools/unwind/Makefile" ]; then
 	make -s -C "$SRC/tools/unwind" OUTPUT="$BUILD/eh2sframe-static/" STATIC=1 \

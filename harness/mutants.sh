@@ -423,6 +423,17 @@ mutate bpf_release_at_once kernel/unwind/shared.c \
 mutate offcpu_short tools/unwind/unwindprof/unwindprof.bpf.c \
 	'e->weight = now - b->start;' 'e->weight = (now - b->start) * 3 / 4;' \
 	bpf_prof.8
+# m17: unwindprof opens a mapped file by the path maps shows (libdwfl's own
+# find_elf): a user's program is read, and root blocks on the FIFO beside
+# it where libdwfl looks for its debuginfo (eh_trust 20).
+mutate unwindprof_opens_by_path tools/unwind/unwindprof/unwindprof.c \
+	'	.find_elf = proc_find_elf,' '	.find_elf = dwfl_linux_proc_find_elf,' \
+	eh_trust.20
+# m18: every context makes an entry record, which only a stack of ours
+# frees: perf's entries beside --span stay held (bpf_prof 15).
+mutate unwindprof_ctx_kept tools/unwind/unwindprof/unwindprof.c \
+	'		p = *pend_slot(h->tid, h->cookie);' '		p = pend_get(h->tid, h->cookie);' \
+	bpf_prof.15
 
 # perf's client (kernel/events/).
 mutate perf_output_all kernel/events/callchain_deferred.c \

@@ -16,7 +16,9 @@
 #    M nanosleeps of 30 ms, K futex waits woken 10 ms apart), and nothing
 #    for its thread that only spins;
 #  - --span: the OpenTelemetry span of unwind_demo --context as a frame;
-#  - -a -d 1, and -p PID with --tables, on a demo that runs meanwhile.
+#  - -a -d 1, and -p PID with --tables, on a demo that runs meanwhile;
+#  - --span beside perf's fp,defer on the same process: the contexts of
+#    perf's entries, for which no stack comes here, are not kept (m18).
 U=/tests/bin/unwindprof
 P=/tests/perf/perf
 DEMO=/tests/bin/unwind_demo_sframe
@@ -74,10 +76,10 @@ at_least() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..15"
 
 if [ ! -x $U ]; then
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
 		skip "unwindprof $i" "no $U (not built: needs clang-14 and bpftool)"
 	done
 	exit 0
@@ -316,3 +318,34 @@ pid_ok() {
 	at_least "$p_ok" "$p_all" 90 100
 }
 check "-p PID --tables: eh2sframe --load --pid ran, and $p_ok of $p_all samples reach main;run;level" pid_ok
+
+# ---- --span beside another deferred tracer (review m18). The kernel
+# sends a thread's context for every entry walked for anyone: perf's
+# fp,defer samples of unwind_demo --context, too. unwindprof gets a stack
+# only for the entries in which it asked, so a context of any other entry
+# must not wait for one: -v counts those contexts and the entries still
+# held at the end, which were as many as perf's entries (thousands) when
+# each context made a record. A few entries of ours may still be waiting
+# for their stack when it stops.
+/tests/bin/unwind_demo --context 1000000000 >/dev/null 2>&1 &
+cdemo=$!
+$P record -q -N --no-sframe-tables --call-graph fp,defer -e cpu-clock -c 100000 \
+	-p $cdemo -o /tmp/bp-leak.data -- sleep 8 >/tmp/bp-leak-perf.out 2>&1 &
+perf=$!
+sleep 1
+echo "# perf record --call-graph fp,defer -p $cdemo beside unwindprof -p $cdemo --span -d 4 -v"
+$U -p $cdemo --span -d 4 -v -o /tmp/bp-leak.txt >/tmp/bp-leak.out 2>&1
+wait $perf
+kill $cdemo 2>/dev/null
+wait $cdemo 2>/dev/null
+grep -v '^libbpf:' /tmp/bp-leak.out >/tmp/bp-leak.out2
+show /tmp/bp-leak.out2 20
+show /tmp/bp-leak-perf.out 5
+set -- $(sed -n 's/.* contexts (\([0-9]*\) of no sample), \([0-9]*\) entries held at the end$/\1 \2/p' \
+	/tmp/bp-leak.out)
+foreign=${1:-0} held=${2:-none}
+leak_ok() {
+	[ "$foreign" -ge 100 ] && [ "$held" != none ] && [ "$held" -le 20 ]
+}
+check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held entries held at the end (at most 20)" \
+	leak_ok

@@ -21,6 +21,10 @@
 #  - perf record -p PID -- sleep 1 loads the tables of PID's files, not
 #    of sleep's (review m15); -a -- sleep 1 those of every process's,
 #    skipping the user's file.
+#  - unwindprof -a, which symbolizes every process's stacks as root, reads
+#    the mapped files under the same rule (review m17): a user's stripped
+#    program, with a FIFO where libdwfl looks for its debuginfo, and then a
+#    FIFO at its path, is never opened, nor the FIFO (20, 21).
 #
 # With 15-18 this is the hostile-user matrix (issue 31): what a user
 # (uid 65534, no capabilities) can do, each with its exact outcome.
@@ -115,7 +119,7 @@ cleanup() {
 	clear_tables
 }
 
-echo "1..19"
+echo "1..21"
 clear_tables
 rm -rf $D
 mkdir -p $D/user $D/root $D/wr
@@ -289,6 +293,63 @@ matrix() {
 		"a user's deferred event on root's process: EACCES, as without defer_callchain"
 }
 
+# 20-21. unwindprof -a symbolizes the stacks of every process as root,
+# through libdwfl (review m17). A process of the user's runs the user's
+# own stripped copy of the helper, $D/up/prog/prog, with a FIFO at
+# prog.debug beside it: libdwfl's standard lookup opens that name for a
+# file without .symtab, and blocked on it for good. The process is
+# stopped and continued every second, so that unwindprof --off-cpu gets a
+# stack of it (its first frame is in its own code) and symbolizes it.
+# 20: nothing in the directory is opened, the program is refused for its
+# owner, and its frames are named by file and offset. 21: then a FIFO is
+# mounted over the program's path: as root (map_files reaches the
+# mapped file, refused for its owner) and without the capabilities
+# map_files needs (by path: refused as a FIFO), nothing is opened there.
+U=/tests/bin/unwindprof
+unwindprof_rows() {
+	if [ ! -x $U ]; then
+		skip "unwindprof -a: a user's program, a FIFO for its debuginfo"
+		skip "unwindprof -a: a FIFO over a user's program's path"
+		return
+	fi
+	mkdir -p $D/up/prog $D/up/over
+	chmod 755 $D/up $D/up/prog $D/up/over
+	cp /tests/bin/eh_trust_helper_stripped $D/up/prog/prog
+	chown 65534:65534 $D/up/prog/prog
+	chmod 755 $D/up/prog/prog
+	mkfifo $D/up/prog/prog.debug $D/up/over/prog $D/up/over/prog.debug
+	# It runs its own copy, and maps it once more as the user.
+	upid=$($D/up/prog/prog hold 65534 $D/up/prog/prog)
+	pids="$pids $upid"
+	(while kill -STOP "$upid" 2>/dev/null; do
+		sleep 1
+		kill -CONT "$upid"
+		sleep 1
+	done) &
+	tick=$!
+	run $D/up/prog $D/up.out $U -a --off-cpu -d 5 -o $D/up.folded
+	grep "^prog;" $D/up.folded | show
+	result "$([ $rc = 0 ] && ! opened $D/up/prog $D/up.out &&
+		 grep -q "^unwindprof: not symbolizing $D/up/prog/prog: owned by uid 65534$" $D/up.out &&
+		 grep -q "^prog;.*prog+0x[0-9a-f]* [0-9]*$" $D/up.folded &&
+		 echo 1)" \
+		"unwindprof -a: a user's program is not read, the FIFO for its debuginfo never opened (rc $rc)"
+
+	mount -o bind $D/up/over $D/up/prog && mounts="$mounts $D/up/prog"
+	run $D/up/over $D/up-root.out $U -a --off-cpu -d 5 -o $D/up-root.folded
+	r1=$rc
+	run $D/up/over $D/up-path.out $H nocaps $U -a --off-cpu -d 5 -o $D/up-path.folded
+	result "$([ $r1 = 0 ] && [ $rc = 0 ] && ! opened $D/up/over $D/up-root.out &&
+		 ! opened $D/up/over $D/up-path.out &&
+		 grep -q "^unwindprof: not symbolizing $D/up/prog/prog: owned by uid 65534$" $D/up-root.out &&
+		 grep -q "^unwindprof: not symbolizing $D/up/prog/prog: not a regular file (a FIFO)$" $D/up-path.out &&
+		 echo 1)" \
+		"unwindprof -a: a FIFO at a user's program's path, as root and by path, never opened (rc $r1, $rc)"
+	kill $tick 2>/dev/null
+	kill -CONT "$upid" 2>/dev/null
+	cleanup
+}
+
 # 12-14: perf record, when it loads tables itself.
 if [ ! -x $P ]; then
 	skip "perf runs no eh2sframe from an empty or relative PATH entry"
@@ -297,6 +358,7 @@ if [ ! -x $P ]; then
 	matrix
 	skip "a user's program with a malformed SFrame section, profiled by the user"
 	skip "perf with CAP_PERFMON from its file, run by a user: the hint, no helper run"
+	unwindprof_rows
 	rm -rf $D
 	exit 0
 fi
@@ -429,4 +491,5 @@ if $H filecap $D/root/perf-caps; then
 else
 	result "" "perf with CAP_PERFMON from its file: setting the file capability failed"
 fi
+unwindprof_rows
 rm -rf $D
