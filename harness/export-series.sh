@@ -5,7 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 
 out=${1:-$BUILD/patches}
-"$REPO/harness/prepare.sh" >/dev/null
+# UNWIND_PREPARED=1: the caller has just run prepare.sh (test.sh, whose
+# kernel builds read the tree meanwhile).
+[ -n "${UNWIND_PREPARED:-}" ] || "$REPO/harness/prepare.sh" >/dev/null
 rm -rf "$out"
 mkdir -p "$out"
 git -C "$SRC" format-patch -q --no-signature --cover-letter -o "$out" pristine..series

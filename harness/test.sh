@@ -12,9 +12,35 @@
 #   - the race kernel (KCSAN): the concurrency tests (guest/race.list);
 #   - the instruction budget: a short -icount boot of the test kernel;
 #   - the unpatched base kernel: perf's fallback from fp,defer to fp;
-#   - KUnit with kunit.py.
+#   - KUnit as kunit.py reads it: "kunit.py parse" on the test kernel's
+#     boot, which runs the suites of configs/kunitconfig.
 # Every result is a PASS or FAIL line; the last line is "N passed, N failed".
 # Logs are kept in build/logs/.
+#
+# How the work is laid out. A QEMU boot (TCG, thread=single) is one host
+# thread; a kernel build uses every core it gets. After deps.sh and
+# prepare.sh, three things run at once:
+#   - the build lane, at nice 19 with -j$JOBS: the programs, perf and the
+#     initramfs, then the test, debug, race and base kernels, one after the
+#     other;
+#   - the check lane, at normal priority: check-series.sh, then
+#     sframe-tests.sh (its fuzzers run for a fixed time);
+#   - the boots, at normal priority, each as soon as its kernel is built,
+#     at most MAX_BOOTS (default: the number of cores) at once, preferring
+#     test (then the flame graph, pprof and kunit.py checks on its log),
+#     budget, debug, race, base.
+# A boot thus takes its core from the build, which gets whatever the boots
+# leave. Each stage writes its results to its own file in
+# build/logs/results.d/; they are printed, and put in results.txt, in one
+# fixed order (STAGES below), each stage once it and every stage before it
+# are done: the output is the same whichever finished first, and a stage
+# that fails or dies loses no other stage's results.
+#
+# TEST_DRY_RUN=1 runs the same schedule with stand-ins for every build,
+# boot and check (harness/test-dry.sh: a few seconds each, fake results),
+# in build/dry-run/, to try the schedule itself; TEST_DRY_FAIL="STAGE..."
+# makes stand-ins fail (progs, build.VARIANT, boot.VARIANT, series, sframe,
+# kunit).
 . "$(dirname "$0")/lib.sh"
 
 set +e
@@ -24,86 +50,231 @@ set +e
 # 7.2 let the other vCPU run the transient int3 after the patch was done.
 # Real CPUs (and single-threaded TCG) see the code change coherently.
 export ACCEL=${ACCEL:-tcg,thread=single}
+MAX_BOOTS=${MAX_BOOTS:-$(nproc)}
 logs=$BUILD/logs
+H=$REPO/harness
+if [ -n "${TEST_DRY_RUN:-}" ]; then
+	# Stand-ins, and logs of their own: build/ is left alone.
+	H=$BUILD/dry-run/harness
+	logs=$BUILD/dry-run/logs
+	"$REPO/harness/test-dry.sh" "$H" || die "cannot write the dry-run stand-ins"
+fi
 mkdir -p "$logs"
 res=$logs/results.txt
 : > "$res"
+parts=$logs/results.d	# STAGE.txt: its results; STAGE.done: it is complete
+state=$parts/state	# what each lane has built, and which boots ended
+rm -rf "$parts"
+mkdir -p "$parts" "$state"
 t0=$(date +%s)
 
-record() { tee -a "$res"; }
+# The stages, in the order their results are printed and counted.
+STAGES="prepare series sframe progs build.test test build.debug debug
+	build.race race budget build.base base kunit"
 
-"$REPO/harness/deps.sh" || die "installing dependencies failed"
-"$REPO/harness/prepare.sh" || { echo "FAIL prepare: the series does not apply" | record; }
-
-if git -C "$SRC" rev-parse -q --verify series >/dev/null; then
-	"$REPO/harness/check-series.sh" 2>"$logs/check-series.err" | record
-	# The SFrame reader in user space: toolchain check, KUnit, fuzzing.
-	"$REPO/harness/sframe-tests.sh" 2>"$logs/sframe-tests.err" | record
-
-	progs_ok=1
-	{ "$REPO/harness/build-progs.sh" && "$REPO/harness/build-perf.sh" &&
-	  "$REPO/harness/initramfs.sh"; } \
-		>"$logs/progs.log" 2>&1 ||
-		{ progs_ok=0; echo "FAIL build.progs: see $logs/progs.log" | record; }
-
-	# The race kernel (KCSAN) boots only the concurrency tests (race.list).
-	for variant in test debug race; do
-		job=test
-		[ "$variant" != race ] || job=race
-		if ! "$REPO/harness/build-kernel.sh" "$variant" \
-			2>"$logs/build-$variant.err"; then
-			echo "FAIL build.$variant: $(grep -m1 ERROR "$logs/build-$variant.err")" | record
-			continue
+out() { echo "$parts/$1.txt"; }
+finish() { touch "$parts/$1.done"; }
+elapsed() { echo "$(( $(date +%s) - t0 ))"; }
+printed=" "
+emit() {	# print the stages done, in order, up to the first one not done
+	local s
+	for s in $STAGES; do
+		case $printed in *" $s "*) continue ;; esac
+		[ -e "$parts/$s.done" ] || return 0
+		if [ -f "$parts/$s.txt" ]; then
+			cat "$parts/$s.txt"
+			cat "$parts/$s.txt" >> "$res"
 		fi
-		if grep -q 'warning:' "$logs/build-$variant.err"; then
-			echo "FAIL build.$variant.warnings: $(grep -m1 'warning:' "$logs/build-$variant.err")" | record
-		else
-			echo "PASS build.$variant.warnings" | record
-		fi
-		[ "$progs_ok" = 1 ] || continue
-		"$REPO/harness/qemu-run.sh" "$BUILD/obj-$variant/arch/x86/boot/bzImage" \
-			"$logs/console-$variant.log" "$job" 1800 || true
-		"$REPO/harness/parse-console.py" "$logs/console-$variant.log" \
-			"$variant." --progs "$BUILD/progs" | record
-		# The main job's flame graphs, from this boot's profiles, as a
-		# browser draws them.
-		[ "$variant" = test ] || continue
-		{ "$REPO/harness/flamegraph.py" "$logs/console-test.log" "$logs/report-test" \
-			"$BUILD/npm/node_modules" >/dev/null &&
-		  "$REPO/harness/flamegraph_check.py" "$logs/report-test" flame. &&
-		  "$REPO/harness/flamegraph_mutants.sh" "$logs/console-test.log" flame.; } 2>&1 |
-			sed '/^\(PASS\|FAIL\) /!s/^/FAIL flame.report: /' | record
-		# The pprof export of this boot's recording, read by go tool pprof
-		# against perf's own report; its mutants, each caught.
-		"$REPO/harness/pprof-check.sh" "$logs/console-test.log" pprof. | record
-		"$REPO/harness/pprof-mutants.sh" "$logs/console-test.log" pprof. | record
+		printed="$printed$s "
 	done
+}
+# A stage that should give results and gave none (its script died early).
+nonempty() {	# STAGE WHAT [NAME]
+	grep -q . "$(out "$1")" 2>/dev/null ||
+		echo "FAIL ${3:-$1}: no results (see $2)" >> "$(out "$1")"
+}
 
-	# The instruction budget (docs/bench/budget.txt): one short -icount
-	# boot of the bench job's request and deliver parts on the test
-	# kernel. An instruction count is the same in every boot of one
-	# build, so a figure more than 1% above its budget is a failure, not
-	# a flake.
-	if [ "$progs_ok" = 1 ] && ! grep -q '^FAIL build\.test:' "$res"; then
-		"$REPO/harness/budget-boot.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
-			"$logs/console-budget.log" || true
-		"$REPO/harness/budget-check.py" "$logs/console-budget.log" budget. | record
-	fi
+"$H/deps.sh" || die "installing dependencies failed"
+"$H/prepare.sh" ||
+	echo "FAIL prepare: the series does not apply" > "$(out prepare)"
+finish prepare
 
-	# The unpatched base kernel: perf fp,defer must fall back to fp there.
-	if "$REPO/harness/build-kernel.sh" base 2>"$logs/build-base.err"; then
-		if [ "$progs_ok" = 1 ]; then
-			"$REPO/harness/qemu-run.sh" "$BUILD/obj-base/arch/x86/boot/bzImage" \
-				"$logs/console-base.log" base 600 || true
-			"$REPO/harness/parse-console.py" "$logs/console-base.log" base. | record
-		fi
-	else
-		echo "FAIL build.base: $(grep -m1 ERROR "$logs/build-base.err")" | record
-	fi
-
-	"$REPO/harness/kunit.sh" | record
+if [ -z "${TEST_DRY_RUN:-}" ] && ! git -C "$SRC" rev-parse -q --verify series >/dev/null; then
+	for s in $STAGES; do finish "$s"; done
+	emit
+	log "test run took $(elapsed) s; logs in $logs"
+	grep FAIL "$res" >&2
+	echo "$(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"
+	exit 0
 fi
 
-log "test run took $(( $(date +%s) - t0 )) s; logs in $logs"
-grep FAIL "$res" >&2 || true
+# The check lane: the series' own checks and the SFrame reader in user
+# space, beside the builds. prepare.sh has just run: export-series.sh
+# need not run it again (and check out the tree the builds read).
+(
+	UNWIND_PREPARED=1 "$H/check-series.sh" 2>"$logs/check-series.err" > "$(out series)"
+	nonempty series "$logs/check-series.err"
+	finish series
+	# The SFrame reader in user space: toolchain check, KUnit, fuzzing.
+	"$H/sframe-tests.sh" 2>"$logs/sframe-tests.err" > "$(out sframe)"
+	nonempty sframe "$logs/sframe-tests.err"
+	finish sframe
+) &
+checks=$!
+
+# The build lane, at the lowest priority: a boot running beside it keeps
+# its core. Each kernel's state (ok or failed) goes to $state/kernel-VARIANT.
+(
+	trap 'touch "$state/builds.end"' EXIT
+	renice -n 19 -p "$BASHPID" >/dev/null
+	if { "$H/build-progs.sh" && "$H/build-perf.sh" && "$H/initramfs.sh"; } \
+		>"$logs/progs.log" 2>&1; then
+		echo ok > "$state/progs"
+	else
+		echo failed > "$state/progs"
+		echo "FAIL build.progs: see $logs/progs.log" > "$(out progs)"
+	fi
+	finish progs
+	for variant in test debug race base; do
+		o=$(out "build.$variant")
+		if ! "$H/build-kernel.sh" "$variant" 2>"$logs/build-$variant.err"; then
+			echo "FAIL build.$variant: $(grep -m1 ERROR "$logs/build-$variant.err")" > "$o"
+			echo failed > "$state/kernel-$variant"
+		else
+			# The base kernel is built without the warning check.
+			if [ "$variant" = base ]; then
+				:
+			elif grep -q 'warning:' "$logs/build-$variant.err"; then
+				echo "FAIL build.$variant.warnings: $(grep -m1 'warning:' "$logs/build-$variant.err")" > "$o"
+			else
+				echo "PASS build.$variant.warnings" > "$o"
+			fi
+			echo ok > "$state/kernel-$variant"
+		fi
+		finish "build.$variant"
+		log "built $variant after $(elapsed) s"
+	done
+) &
+builds=$!
+
+# Each boot and the checks on its log. The race kernel (KCSAN) boots only
+# the concurrency tests (race.list), the base kernel perf's fallback.
+boot() {	# VARIANT
+	local v=$1 o
+	o=$(out "$v")
+	case $v in
+	test|debug|race)
+		job=test
+		[ "$v" != race ] || job=race
+		"$H/qemu-run.sh" "$BUILD/obj-$v/arch/x86/boot/bzImage" \
+			"$logs/console-$v.log" "$job" 1800
+		"$H/parse-console.py" "$logs/console-$v.log" \
+			"$v." --progs "$BUILD/progs" > "$o"
+		nonempty "$v" "$logs/console-$v.log"
+		;;
+	base)
+		"$H/qemu-run.sh" "$BUILD/obj-base/arch/x86/boot/bzImage" \
+			"$logs/console-base.log" base 600
+		"$H/parse-console.py" "$logs/console-base.log" base. > "$o"
+		nonempty base "$logs/console-base.log"
+		;;
+	budget)
+		# The instruction budget (docs/bench/budget.txt): one short
+		# -icount boot of the bench job's request and deliver parts on
+		# the test kernel. An instruction count is the same in every
+		# boot of one build, whatever else the host runs, so a figure
+		# more than 1% above its budget is a failure, not a flake.
+		"$H/budget-boot.sh" "$BUILD/obj-test/arch/x86/boot/bzImage" \
+			"$logs/console-budget.log"
+		"$H/budget-check.py" "$logs/console-budget.log" budget. > "$o"
+		nonempty budget "$logs/console-budget.log"
+		;;
+	esac
+	if [ "$v" = test ]; then
+		# The main job's flame graphs, from this boot's profiles, as a
+		# browser draws them.
+		{ "$H/flamegraph.py" "$logs/console-test.log" "$logs/report-test" \
+			"$BUILD/npm/node_modules" >/dev/null &&
+		  "$H/flamegraph_check.py" "$logs/report-test" flame. &&
+		  "$H/flamegraph_mutants.sh" "$logs/console-test.log" flame.; } 2>&1 |
+			sed '/^\(PASS\|FAIL\) /!s/^/FAIL flame.report: /' >> "$o"
+		# The pprof export of this boot's recording, read by go tool
+		# pprof against perf's own report; its mutants, each caught.
+		"$H/pprof-check.sh" "$logs/console-test.log" pprof. >> "$o"
+		"$H/pprof-mutants.sh" "$logs/console-test.log" pprof. >> "$o"
+	fi
+	finish "$v"
+	if [ "$v" = test ]; then
+		# KUnit as kunit.py parses it, from the KTAP this boot printed
+		# (the test kernel has every option of configs/kunitconfig).
+		"$H/kunit.sh" --parse "$logs/console-test.log" "$BUILD/obj-test/.config" \
+			> "$(out kunit)"
+		nonempty kunit "$BUILD/kunit/kunit.log" kunit.py
+		finish kunit
+	fi
+}
+
+# What a boot needs: $state/kernel-KERNEL and $state/progs "ok". Prints
+# ok, failed (it will never boot) or nothing (not yet).
+ready() {	# KERNEL
+	local k p
+	k=$(cat "$state/kernel-$1" 2>/dev/null)
+	p=$(cat "$state/progs" 2>/dev/null)
+	if [ "$k" = failed ] || [ "$p" = failed ]; then
+		echo failed
+	elif [ "$k" = ok ] && [ "$p" = ok ]; then
+		echo ok
+	elif [ -e "$state/builds.end" ]; then
+		echo failed	# the build lane ended without building it
+	fi
+}
+
+pending="test budget debug race base"
+while :; do
+	running=0
+	for v in test budget debug race base; do
+		[ -e "$state/boot-$v.start" ] && [ ! -e "$state/boot-$v.end" ] &&
+			running=$((running + 1))
+	done
+	left=
+	for v in $pending; do
+		k=$v
+		[ "$v" != budget ] || k=test
+		case $(ready "$k") in
+		ok)
+			if [ "$running" -lt "$MAX_BOOTS" ]; then
+				touch "$state/boot-$v.start"
+				log "boot $v starts after $(elapsed) s"
+				( trap 'touch "$state/boot-$v.end"' EXIT; boot "$v" ) &
+				running=$((running + 1))
+			else
+				left="$left $v"
+			fi ;;
+		failed)
+			# No boot: its results are missing (the build's FAIL
+			# line says why); kunit.py has nothing to parse.
+			finish "$v"
+			if [ "$v" = test ]; then
+				echo "FAIL kunit.py: no boot of the test kernel to parse (see build.test, build.progs)" > "$(out kunit)"
+				finish kunit
+			fi ;;
+		*)	left="$left $v" ;;
+		esac
+	done
+	pending=$left
+	emit
+	if [ -z "$pending" ] && [ "$running" = 0 ] && [ -e "$state/builds.end" ]; then
+		break
+	fi
+	sleep "${TEST_POLL:-5}"
+done
+wait "$builds"
+wait "$checks"
+wait
+# Anything still not marked done (a lane that died) is printed as it is.
+for s in $STAGES; do finish "$s"; done
+emit
+
+log "test run took $(elapsed) s; logs in $logs"
+grep FAIL "$res" >&2
 echo "$(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"

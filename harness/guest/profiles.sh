@@ -110,8 +110,28 @@ most() {
 ok=$(summary_field demo fp,defer 9)
 all=$(summary_field demo fp,defer 10)
 check "demo fp,defer: $ok of $all stacks in read() reach main()" most "$ok" "$all" 95
-ok=$(summary_field bash fp,defer 9)
+# bash's share is judged among the workload's own samples: bash's samples
+# with a user part. A sample with none was taken where bash had no user
+# stack to give (execve() before its first instruction, exit()): how many
+# there are says nothing of the walk, and the summary above (and the
+# flame graph) still counts them. Below BASH_FLOOR such samples the share
+# means little (a guest whose clock fell back to jiffies samples every
+# 4 ms, not every 400 us): the check says so, as a skip, and does not judge.
+BASH_FLOOR=100
+set -- $(awk '
+	function flush() { if (mine && user) { n++; if (s ~ / __libc_start_main/) ok++ } }
+	/^[^ \t]/ { flush(); mine = ($1 == "bash"); s = ""; user = 0; next }
+	NF == 0 { next }
+	{ s = s " " $2; if (length($1) != 16 || $1 !~ /^ffff/) user = 1 }
+	END { flush(); printf "%d %d", ok, n }' /tmp/perf-bash-fp-defer.data.txt)
+ok=${1:-0} own=${2:-0}
 all=$(summary_field bash fp,defer 10)
-check "bash fp,defer: $ok of $all stacks reach __libc_start_main" most "$ok" "$all" 90
+if [ "$own" -lt "$BASH_FLOOR" ]; then
+	skip "bash fp,defer: stacks reach __libc_start_main" \
+		"too few samples to judge: $own of bash's $all with a user part, $BASH_FLOOR needed"
+else
+	check "bash fp,defer: $ok of $own stacks with a user part reach __libc_start_main ($((all - own)) of $all without one left out)" \
+		most "$ok" "$own" 90
+fi
 cut=$(summary_field demo fp 9)
 check "demo fp: no stack in read() reaches main() ($cut)" [ "$cut" = 0 ]
