@@ -32,6 +32,7 @@
 #include <linux/context_tracking_state.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
@@ -180,9 +181,10 @@ EXPORT_SYMBOL_IF_KUNIT(unwind_state_take_pending);
  * and the trace cached for it (or, if no walk happened yet, the stack as it
  * is then). Returns true if reset; the cached trace is then dropped too.
  *
- * Context: the task owning @info, interrupts disabled.
+ * Context: the task owning @info, interrupts disabled. Neither traced nor
+ * probed: see __unwind_reset_info().
  */
-VISIBLE_IF_KUNIT bool unwind_state_reset(struct unwind_task_info *info)
+VISIBLE_IF_KUNIT notrace bool unwind_state_reset(struct unwind_task_info *info)
 {
 	union unwind_task_state old = unwind_state_read(info), new = { .full = 0 };
 
@@ -197,6 +199,7 @@ VISIBLE_IF_KUNIT bool unwind_state_reset(struct unwind_task_info *info)
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(unwind_state_reset);
+NOKPROBE_SYMBOL(unwind_state_reset);
 
 /* Task context: the entry's cookie, handing one out if there is none yet. */
 static u64 unwind_get_cookie(struct unwind_task_info *info)
@@ -608,12 +611,22 @@ void unwind_deferred_flush(void)
  * See unwind_reset_info(). Still pending here means that a tracer asked
  * after the exit loop read the work flags for the last time (from
  * x86_fpu_regs_activated or irq_enable, say): kick, as for an NMI.
+ *
+ * Not traceable and not probeable, and neither is unwind_state_reset():
+ * a request only task context reaches after the reset (a kretprobe, a BPF
+ * fexit program calling the kfunc, perf probe's %return) would get a new
+ * cookie and raise no interrupt, so that the task returned to user space
+ * with its entry open: its next entry would reuse that cookie and the
+ * request would get that entry's stack. The reset is the last code of the
+ * exit that may request; only a nohz_full CPU's user_enter comes after it,
+ * and unwind_deferred_request() kicks for that.
  */
-void __unwind_reset_info(void)
+notrace void __unwind_reset_info(void)
 {
 	if (!unwind_state_reset(&current->unwind_info))
 		irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
 }
+NOKPROBE_SYMBOL(__unwind_reset_info);
 
 /**
  * unwind_deferred_init - register a tracer for deferred unwinding

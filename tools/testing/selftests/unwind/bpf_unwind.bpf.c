@@ -204,6 +204,29 @@ int BPF_PROG(on_exit, struct task_struct *p)
 }
 
 /*
+ * A return probe on the end of the entry, which is not allowed to attach
+ * (result 12): if it did, its request would come after the reset and
+ * raise no interrupt. One request per getppid() entry, so that a kernel
+ * that kicked for it would not request on every kick's return again.
+ * Loaded by result 12 alone (reset_*).
+ */
+SEC("fexit/__unwind_reset_info")
+int BPF_PROG(reset_exit)
+{
+	struct bpf_unwind_state *st = target();
+	__u32 i;
+
+	if (!st)
+		return 0;
+	i = st->nreset;
+	if (i >= NREC || i >= st->nreq)
+		return 0;
+	st->reset_cookie[i] = bpf_unwind_user_request();
+	st->nreset = i + 1;
+	return 0;
+}
+
+/*
  * The bench driver's programs (bpf_unwind --bench), named bench_*: the
  * tests load none of them, the driver only them. What a profiler does:
  * request at an event, copy the frames at the delivery; and off-CPU

@@ -594,9 +594,9 @@ static void test_perf(void)
 }
 
 /*
- * Open and load the tests' programs, not the bench driver's (bench_*),
- * and the walk counters only with @walks. NULL with errno set if that
- * fails.
+ * Open and load the tests' programs, not the bench driver's (bench_*) nor
+ * result 12's (reset_*), and the walk counters only with @walks. NULL with
+ * errno set if that fails.
  */
 static struct bpf_unwind_bpf *open_load(bool walks)
 {
@@ -609,7 +609,8 @@ static struct bpf_unwind_bpf *open_load(bool walks)
 		return NULL;
 	bpf_object__for_each_program(prog, s->obj)
 		bpf_program__set_autoload(prog,
-					  strncmp(bpf_program__name(prog), "bench_", 6));
+					  strncmp(bpf_program__name(prog), "bench_", 6) &&
+					  strncmp(bpf_program__name(prog), "reset_", 6));
 	if (!walks) {
 		bpf_program__set_autoload(s->progs.walk_user, false);
 		bpf_program__set_autoload(s->progs.walk_user_from, false);
@@ -1303,6 +1304,93 @@ static void test_unload_pending(void)
 	close(u.pipe[1]);
 }
 
+/*
+ * 12: nothing runs a request after the end of the entry. A request from a
+ * return probe on __unwind_reset_info() (a BPF fexit program calling the
+ * kfunc, a kretprobe, perf probe's %return) came after the reset, raised
+ * no interrupt, and left the entry open: the next entry got the probe's
+ * cookie, and the probe the next entry's stack. The fexit program and a
+ * kretprobe must both be refused; if the fexit program attaches anyway,
+ * each getppid() entry must still get a cookie of its own.
+ */
+static void test_reset_probe(void)
+{
+	const char *kprobe = "r:unwind_reset_probe __unwind_reset_info";
+	unsigned long ips[NFRAMES];
+	struct bpf_unwind_state *b;
+	struct bpf_program *prog;
+	struct bpf_unwind_bpf *s;
+	struct bpf_link *link;
+	bool ok = true;
+	int fd, err, i, j;
+	ssize_t n;
+
+	fd = open("/sys/kernel/tracing/kprobe_events", O_WRONLY | O_APPEND);
+	if (fd >= 0) {
+		n = write(fd, kprobe, strlen(kprobe));
+		err = errno;
+		if (n >= 0) {
+			ksft_print_msg("a kretprobe on __unwind_reset_info() was accepted\n");
+			n = write(fd, "-:unwind_reset_probe", 20);
+			ok = false;
+		} else if (err != EINVAL) {
+			ksft_print_msg("the kretprobe: %s, want EINVAL\n", strerror(err));
+			ok = false;
+		}
+		close(fd);
+	}
+
+	s = bpf_unwind_bpf__open();
+	if (!s)
+		ksft_exit_fail_msg("opening the BPF object: %s\n", strerror(errno));
+	bpf_object__for_each_program(prog, s->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(s->progs.reset_exit, true);
+	bpf_program__set_autoload(s->progs.request_getppid, true);
+	err = bpf_unwind_bpf__load(s);
+	if (err) {
+		/* Refused at load: as good as at attach. */
+		ksft_print_msg("fexit on __unwind_reset_info(): load refused (%s)\n",
+			       strerror(-err));
+		goto out;
+	}
+	link = bpf_program__attach(s->progs.reset_exit);
+	if (!link) {
+		ksft_print_msg("fexit on __unwind_reset_info(): attach refused (%s)\n",
+			       strerror(errno));
+		goto out;
+	}
+	ksft_print_msg("fexit on __unwind_reset_info() attached\n");
+	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(s->maps.state), 0);
+	if (b == MAP_FAILED)
+		ksft_exit_fail_msg("mmap of the state map: %s\n", strerror(errno));
+	if (!bpf_program__attach(s->progs.request_getppid))
+		ksft_exit_fail_msg("attaching request_getppid: %s\n", strerror(errno));
+	b->target_tid = gettid();
+	for (i = 0; i < 4; i++)
+		fp_call(ips);
+	b->target_tid = 0;
+	for (i = 0; i < (int)b->nreq; i++) {
+		for (j = 0; j < i; j++)
+			if (b->req_cookie[j] == b->req_cookie[i])
+				ok = false;
+		for (j = 0; j < (int)b->nreset; j++)
+			if (b->reset_cookie[j] == b->req_cookie[i])
+				ok = false;
+		ksft_print_msg("entry %d: cookie %#llx, the fexit's after it %#llx\n",
+			       i, (unsigned long long)b->req_cookie[i],
+			       i < (int)b->nreset ?
+			       (unsigned long long)b->reset_cookie[i] : 0ULL);
+	}
+	if (b->nreq != 4)
+		ok = false;
+	munmap(b, sizeof(*b));
+out:
+	bpf_unwind_bpf__destroy(s);
+	ksft_test_result(ok, "no request after the entry's end: fexit and kretprobe on the reset refused\n");
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -1315,7 +1403,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
-	ksft_set_plan(11);
+	ksft_set_plan(12);
 	parent_ppid = getppid();
 
 	skel = load(true);
@@ -1348,5 +1436,6 @@ int main(int argc, char **argv)
 	skel = NULL;
 	test_churn();
 	test_unload_pending();
+	test_reset_probe();
 	ksft_finished();
 }

@@ -48,6 +48,10 @@ struct bpf_unwind_state {
 	__u32	exit_seen;
 	__u32	exit_flags;
 	__s64	exit_ret;
+
+	/* fexit of __unwind_reset_info(), if it attaches: its requests. */
+	__u32	nreset;
+	__s64	reset_cookie[NREC];
 };
 
 /*
