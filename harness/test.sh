@@ -21,14 +21,16 @@
 # thread; a kernel build uses every core it gets. After deps.sh and
 # prepare.sh, three things run at once:
 #   - the build lane, at nice 19 with -j$JOBS: the programs, perf and the
-#     initramfs, then the test, debug, race and base kernels, one after the
-#     other;
+#     initramfs, then the debug, test, race and base kernels, one after the
+#     other (the debug kernel first: its boot is the longest, 7 to 25
+#     minutes, and everything else fits beside it);
 #   - the check lane, at normal priority: check-series.sh, then
 #     sframe-tests.sh (its fuzzers run for a fixed time);
 #   - the boots, at normal priority, each as soon as its kernel is built,
-#     at most MAX_BOOTS (default: the number of cores) at once, preferring
-#     test (then the flame graph, pprof and kunit.py checks on its log),
-#     budget, debug, race, base.
+#     at most MAX_BOOTS (default: the number of cores) at once, the check
+#     lane counted as one while it runs, preferring test (then the flame
+#     graph, pprof and kunit.py checks on its log), budget, debug, race,
+#     base.
 # A boot thus takes its core from the build, which gets whatever the boots
 # leave. Each stage writes its results to its own file in
 # build/logs/results.d/; they are printed, and put in results.txt, in one
@@ -112,6 +114,7 @@ fi
 # space, beside the builds. prepare.sh has just run: export-series.sh
 # need not run it again (and check out the tree the builds read).
 (
+	trap 'touch "$state/checks.end"' EXIT
 	UNWIND_PREPARED=1 "$H/check-series.sh" 2>"$logs/check-series.err" > "$(out series)"
 	nonempty series "$logs/check-series.err"
 	finish series
@@ -135,7 +138,7 @@ checks=$!
 		echo "FAIL build.progs: see $logs/progs.log" > "$(out progs)"
 	fi
 	finish progs
-	for variant in test debug race base; do
+	for variant in debug test race base; do
 		o=$(out "build.$variant")
 		if ! "$H/build-kernel.sh" "$variant" 2>"$logs/build-$variant.err"; then
 			echo "FAIL build.$variant: $(grep -m1 ERROR "$logs/build-$variant.err")" > "$o"
@@ -231,7 +234,9 @@ ready() {	# KERNEL
 
 pending="test budget debug race base"
 while :; do
+	# The check lane holds a core while it runs, as a boot does.
 	running=0
+	[ -e "$state/checks.end" ] || running=1
 	for v in test budget debug race base; do
 		[ -e "$state/boot-$v.start" ] && [ ! -e "$state/boot-$v.end" ] &&
 			running=$((running + 1))
