@@ -734,8 +734,11 @@ static void unwind_task_end_entry(struct task_struct *task)
  * off). Nothing can set state again before the next registration: there is
  * no work to request with, deferred runs use the cookie they took, and
  * unwind_user_faultable() needs a registered work. A TIF_NOTIFY_RESUME
- * left set then finds nothing pending. A cached trace is not touched: its
- * cookie is not handed out again.
+ * left set then finds nothing pending. A cached trace keeps its cookie: a
+ * later entry of the task draws the same cookie only if a CPU's counter
+ * wrapped (2^30 entries) onto it, and would then take this trace for its
+ * own. Clearing it here would race with the task's own deferred run, which
+ * writes it, for odds that small; the task's next reset clears it.
  *
  * Context: unwind_mutex held, so no registration runs concurrently.
  */

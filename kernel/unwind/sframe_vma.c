@@ -351,11 +351,18 @@ static int sframe_discover_table(const struct elf64_phdr *phdrs, int phnum,
 {
 	int i, len = 0;
 
-	for (i = 0; i < phnum && !len; i++)
-		if (phdrs[i].p_type == PT_NOTE)
-			len = sframe_build_id(&phdrs[i], bias, info->build_id);
-	if (len == -ENOMEM)
-		return len;
+	/*
+	 * A note that cannot be read, or holds no build-id, hides nothing:
+	 * the build-id may be in a later one (a note the file's author made
+	 * unreadable comes first, say).
+	 */
+	for (i = 0; i < phnum && len <= 0; i++) {
+		if (phdrs[i].p_type != PT_NOTE)
+			continue;
+		len = sframe_build_id(&phdrs[i], bias, info->build_id);
+		if (len == -ENOMEM)
+			return len;
+	}
 	info->build_id_len = max(len, 0);
 	sframe_info_find_table(info, gen);
 	return 0;

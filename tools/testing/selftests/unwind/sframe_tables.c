@@ -475,6 +475,49 @@ static int test_note_unreadable(void)
 }
 
 /*
+ * An unreadable note before the build-id's (the first PT_NOTE, said to be
+ * at an address nothing maps) hides nothing: the copy without its own
+ * section is walked with the table loaded for its build-id.
+ */
+static int test_note_before_unreadable(void)
+{
+	static const char path[] = "/tmp/sframe_tables_farnote2";
+	struct elf64_hdr *eh = (struct elf64_hdr *)image;
+	struct elf64_phdr *ph = (struct elf64_phdr *)(image + eh->e_phoff);
+	struct elf64_phdr *first = NULL, save;
+	int i, n, ok;
+
+	for (i = 0; i < eh->e_phnum && (char *)&ph[i] < image + note_phdr_off; i++) {
+		if (ph[i].p_type == PT_NOTE) {
+			first = &ph[i];
+			break;
+		}
+	}
+	if (!first)
+		return fail("no PT_NOTE before the build-id's in the program\n");
+	save = *first;
+	first->p_vaddr = 0x1000;
+	first->p_paddr = 0x1000;
+	ok = !write_copy(path, sframe_phdr_off, 0);
+	*first = save;
+	if (!ok)
+		return fail("cannot write %s\n", path);
+	if (load(&table, sframe_bytes, table.sframe_size)) {
+		unlink(path);
+		return fail("load failed\n");
+	}
+	n = run(path);
+	unlink(path);
+	ok = n == DEPTH;
+	if (!ok)
+		ksft_print_msg("with an unreadable note first: %d frames, want %d\n",
+			       n, DEPTH);
+	if (remove_table())
+		ok = fail("remove failed\n");
+	return ok;
+}
+
+/*
  * A table loaded under the program's own build-id, but for a text range
  * that is not the program's executable segment, was made for another file
  * that claims the build-id: the copy without PT_GNU_SFRAME is never walked
@@ -828,7 +871,7 @@ int main(int argc, char **argv)
 		snprintf(idhex + 2 * i, sizeof(idhex) - 2 * i, "%02x", table.build_id[i]);
 	remove_table();
 
-	ksft_set_plan(15);
+	ksft_set_plan(16);
 	ksft_test_result(walk() == DEPTH, "the program itself walks through its own section\n");
 	ksft_test_result(run(copy_path) == 1,
 			 "its copy without PT_GNU_SFRAME and no table: frame pointers, one frame\n");
@@ -855,6 +898,8 @@ int main(int argc, char **argv)
 			 "a table for the build-id but another text range is never used\n");
 	ksft_test_result(test_note_unreadable(),
 			 "an unreadable build-id note does not keep the own section from use\n");
+	ksft_test_result(test_note_before_unreadable(),
+			 "an unreadable note before the build-id's does not hide it\n");
 	unlink(copy_path);
 	unlink(copy2_path);
 	ksft_finished();
