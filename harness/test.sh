@@ -122,6 +122,7 @@ fi
 	"$H/sframe-tests.sh" 2>"$logs/sframe-tests.err" > "$(out sframe)"
 	nonempty sframe "$logs/sframe-tests.err"
 	finish sframe
+	log "the check lane ended after $(elapsed) s"
 ) &
 checks=$!
 
@@ -138,6 +139,7 @@ checks=$!
 		echo "FAIL build.progs: see $logs/progs.log" > "$(out progs)"
 	fi
 	finish progs
+	log "built the programs, perf and the initramfs after $(elapsed) s"
 	for variant in debug test race base; do
 		o=$(out "build.$variant")
 		if ! "$H/build-kernel.sh" "$variant" 2>"$logs/build-$variant.err"; then
@@ -250,7 +252,8 @@ while :; do
 			if [ "$running" -lt "$MAX_BOOTS" ]; then
 				touch "$state/boot-$v.start"
 				log "boot $v starts after $(elapsed) s"
-				( trap 'touch "$state/boot-$v.end"' EXIT; boot "$v" ) &
+				( trap 'touch "$state/boot-$v.end"; log "boot $v and its checks ended after $(elapsed) s"' EXIT
+				  boot "$v" ) &
 				running=$((running + 1))
 			else
 				left="$left $v"
