@@ -213,13 +213,17 @@ result "$([ $rc = 0 ] && ! grep -q "^$id " /dev/sframe_tables && echo 1)" \
 # about 90 frames with the arithmetic's own recursion: within perf's
 # default of 127 frames a stack, deeper than dwarf's 8 KiB copy. One
 # sample per 400 us of CPU: each walk of 90 frames costs tens of
-# microseconds under TCG.
+# microseconds under TCG. On a KASAN kernel (the debug kernel) one per
+# 1.6 ms: there a walk costs about 400 us, and each walk's own time drew
+# the next sample (tens of thousands of samples for perf script to read,
+# more the busier the host).
 # bash_job LOOPS: the job, counting to LOOPS at the bottom.
 bash_job() {
 	echo 'f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt '"$1"' ]; do i=$((i + 1)); done; fi; }; f 10'
 }
 BASH_JOB=$(bash_job 10000)
 PERIOD=400000
+! grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null || PERIOD=1600000
 record fp,defer bash-none --no-sframe-tables -- /bin/bash -c "$BASH_JOB"
 chains /tmp/eh-bash-none.data bash >/tmp/eh-bash-none.chains
 nouser=$(user_only /tmp/eh-bash-none.chains)
