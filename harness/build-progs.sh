@@ -72,6 +72,21 @@ build unwind_gap "$REPO/harness/demo/unwind_gap.c" -I"$st/unwind" \
 # Two workers, each request a span of its own in an OpenTelemetry thread
 # context record (the main job's context demo).
 build otel_service "$REPO/harness/demo/otel_service.c" -pthread -isystem "$hdr/usr/include"
+# A program whose names perf script prints as they are (review m19): threads
+# named " x" and "a\nb", and a library function whose symbol name, given
+# here in the object file, reads as a sample of pid 1 in perf script's text
+# (the pprof_export job).
+forge=$(mktemp -d)
+ffl="-O2 -g -Wall -Werror -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+# shellcheck disable=SC2086
+gcc $ffl -fPIC -c -o "$forge/lib.o" "$REPO/harness/demo/pprof_forge_lib.c" &&
+objcopy --redefine-sym "pprof_forge_renamed=$(printf 'g (x)\nsystemd 1/1 1.000000200: 999999999 cpu-clock:\n\t    7f0000001000 forged')" "$forge/lib.o" &&
+nm "$forge/lib.o" > "$forge/nm" && grep -q '^\s*7f0000001000 forged$' "$forge/nm" &&
+gcc $ffl -shared -Wl,-soname,libpprof_forge.so -o "$out/libpprof_forge.so" "$forge/lib.o" &&
+gcc $ffl -pthread -o "$out/pprof_forge" "$REPO/harness/demo/pprof_forge.c" \
+	"$out/libpprof_forge.so" -Wl,-rpath,'$ORIGIN' ||
+	die "building pprof_forge failed"
+rm -rf "$forge"
 # An entry point that begins with ENDBR64 (ftrace's deferred-exec test).
 gcc -static -nostdlib -o "$out/endbr_start" "$REPO/harness/demo/endbr_start.c" ||
 	die "building endbr_start failed"

@@ -4,13 +4,13 @@
 # The pprof export, checked by an independent reader:
 #   pprof-check.sh CONSOLE_LOG [PREFIX]
 # takes what harness/guest/pprof_export.sh printed in a boot's console (the
-# perf script text of an otel_service recording, perf buildid-list, and
-# perf report by symbol, whole and with --span of one request), converts
+# two perf script texts of an otel_service recording, perf buildid-list,
+# and perf report by symbol, whole and with --span of one request), converts
 # it with tools/unwind/perf2pprof --script into
 # $BUILD/logs/PREFIXprofile.pb.gz (the guest's files beside it, as
 # PREFIXscript.txt and so on), and reads that with Go's pprof (go tool
 # pprof, Debian's golang-go):
-#   PREFIXcommand    the guest ran the perf script command perf2pprof prints
+#   PREFIXcommand    the guest ran the perf script commands perf2pprof prints
 #   PREFIXconvert    perf2pprof converts its output
 #   PREFIXparse      pprof reads the file: its sample types, and as many
 #                    samples and as much CPU time as perf script shows
@@ -26,6 +26,14 @@
 #                    samples with both, as perf script shows
 #   PREFIXbad_input  malformed input: an error message, exit status != 0,
 #                    no traceback, no output file
+#   PREFIXhostile_export  a recording of pprof_forge (threads named " x"
+#                    and "a\nb", a symbol whose name has line breaks and
+#                    reads as a sample of pid 1, review m19): perf2pprof
+#                    exports it, says on standard error how many samples it
+#                    left out, and has every other sample of the chains,
+#                    all those of the two named threads among them
+#   PREFIXhostile_forged  that profile has no sample of pid 1, none of the
+#                    made-up period, and no frame "forged" or at its address
 # One "PASS PREFIXname" or "FAIL PREFIXname: why" line each; PREFIX is
 # "pprof." unless given. PERF2PPROF names another perf2pprof (mutants).
 . "$(dirname "$0")/lib.sh"
@@ -46,7 +54,8 @@ demo=/tests/bin/otel_service
 pass() { echo "PASS $prefix$1"; }
 fail() { echo "FAIL $prefix$1: $2"; }
 fail_all() {	# WHY: the guest's output is not there; every check fails
-	for c in command convert parse top span mappings frames bad_input; do
+	for c in command convert parse top span mappings frames bad_input \
+		 hostile_export hostile_forged; do
 		fail "$c" "$1"
 	done
 	exit 0
@@ -63,7 +72,8 @@ gopprof() {
 # The guest's blocks: the file gzipped in base64, checked by MD5 and lines.
 [ -f "$console" ] || fail_all "no console log $console"
 tr -d '\r' < "$console" > "$work/console"
-for name in script buildids report span; do
+for name in script chains buildids report span hostile-script \
+	    hostile-chains hostile-buildids; do
 	out=$logs/$prefix$name.txt
 	awk -v name="$name" '
 		$1 == "===" && $2 == "PPROF" && $3 == name { on = 1; next }
@@ -78,6 +88,7 @@ for name in script buildids report span; do
 		fail_all "the $name block is damaged (MD5 and lines: $got; the guest's: $want)"
 done
 S=$logs/${prefix}script.txt
+C=$logs/${prefix}chains.txt
 B=$logs/${prefix}buildids.txt
 R=$logs/${prefix}report.txt
 SP=$logs/${prefix}span.txt
@@ -173,22 +184,22 @@ pprof_counts() {
 }
 pprof_total() { cat "$work/total" 2>/dev/null; }
 
-check_command() {
+check_command() {	# the two perf script commands, in their order
 	local guest tool_cmd data
-	guest=$(sed -n 's/^=== PPROF command //p' "$work/console" | head -1)
-	data=$(echo "$guest" | awk '{ for (i = 1; i < NF; i++) if ($i == "-i") print $(i + 1) }')
+	guest=$(sed -n 's/^=== PPROF command //p' "$work/console" | head -2)
+	data=$(echo "$guest" | head -1 | awk '{ for (i = 1; i < NF; i++) if ($i == "-i") print $(i + 1) }')
 	tool_cmd=$("$py" "$tool" --print-script-command --perf /tests/perf/perf \
-		-i "$data" 2>&1 | head -1)
+		-i "$data" 2>&1 | head -2)
 	if [ -n "$guest" ] && [ "$guest" = "$tool_cmd" ]; then
 		pass command
 	else
-		fail command "the guest ran \"$guest\", perf2pprof asks for \"$tool_cmd\""
+		fail command "the guest ran \"$(echo "$guest" | tr '\n' '|')\", perf2pprof asks for \"$(echo "$tool_cmd" | tr '\n' '|')\""
 	fi
 }
 
 check_convert() {
 	rm -f "$profile"
-	if "$py" "$tool" --script "$S" --buildids "$B" -o "$profile" \
+	if "$py" "$tool" --script "$S" --chains "$C" --buildids "$B" -o "$profile" \
 		2>"$work/convert.err" && [ -s "$profile" ] &&
 	   gopprof -raw "$profile" >"$work/raw" 2>"$work/raw.err"; then
 		pass convert
@@ -387,18 +398,23 @@ check_frames() {
 	fi
 }
 
-# A frame line cut short, a binary file (the profile), a context line of
-# another form, a buildid-list that is none.
+# The text with names cut short in a frame line; the chains cut short in a
+# sample's line; a binary file (the profile) for either; a context line of
+# another form in the chains; a buildid-list that is none.
 check_bad_input() {
 	local c args rc why=
 	head -n 2000 "$S" > "$work/cut.txt"
 	grep -m1 "^$(printf '\t') *[0-9a-f]* " "$S" | cut -c1-20 >> "$work/cut.txt"
-	sed '0,/^\tcontext: trace_id=/s//\tcontext: trace=/' "$S" > "$work/context.txt"
-	for c in cut binary context buildids; do
+	head -n 2000 "$C" > "$work/chains_cut.txt"
+	grep -m1 ' cpu-clock: *$' "$C" | cut -c1-12 >> "$work/chains_cut.txt"
+	sed '0,/^\tcontext: trace_id=/s//\tcontext: trace=/' "$C" > "$work/context.txt"
+	for c in cut chains_cut binary chains_binary context buildids; do
 		case $c in
-		binary) args=(--script "$logs/${prefix}profile.pb.gz") ;;
-		buildids) args=(--script "$S" --buildids "$R") ;;
-		*) args=(--script "$work/$c.txt") ;;
+		binary) args=(--script "$logs/${prefix}profile.pb.gz" --chains "$C") ;;
+		chains_binary) args=(--script "$S" --chains "$logs/${prefix}profile.pb.gz") ;;
+		buildids) args=(--script "$S" --chains "$C" --buildids "$R") ;;
+		cut) args=(--script "$work/cut.txt" --chains "$C") ;;
+		*) args=(--script "$S" --chains "$work/$c.txt") ;;
 		esac
 		rm -f "$work/bad.pb.gz"
 		"$py" "$tool" "${args[@]}" -o "$work/bad.pb.gz" >/dev/null 2>"$work/bad.err"
@@ -416,6 +432,91 @@ check_bad_input() {
 	fi
 }
 
+# pprof_forge's recording (review m19): perf script's text with names has
+# a sample of pid 1, period 999999999 and frame "forged" after every
+# sample in the library function so named, and lines that begin as a
+# frame's or are cut in two for the threads " x" and "a\nb". The chains
+# (numbers only) are what the program did: one process, its main thread
+# in the library, the two named threads in named_spin().
+check_hostile() {
+	local hs=$logs/${prefix}hostile-script.txt hc=$logs/${prefix}hostile-chains.txt
+	local hb=$logs/${prefix}hostile-buildids.txt hp=$logs/${prefix}hostile.pb.gz
+	local rc left want got why=
+	rm -f "$hp"
+	"$py" "$tool" --script "$hs" --chains "$hc" --buildids "$hb" -o "$hp" \
+		2>"$work/hostile.err"
+	rc=$?
+	if [ $rc != 0 ] || [ ! -s "$hp" ] ||
+	   ! gopprof -raw "$hp" >"$work/hostile.raw" 2>"$work/hostile.rawerr"; then
+		for c in hostile_export hostile_forged; do
+			fail $c "perf2pprof exit status $rc: $(cat "$work/hostile.err" "$work/hostile.rawerr" 2>/dev/null | head -c 300 | tr '\n' ' ')"
+		done
+		return
+	fi
+	left=$(sed -n 's/^perf2pprof: \([0-9]*\) of [0-9]* samples left out.*/\1/p' "$work/hostile.err")
+	# Per thread of the program, its cpu-clock samples in the chains and
+	# in the profile ("tid N P"), and the program's pid.
+	awk '/^ *-?[0-9]+\/-?[0-9]+ .* cpu-clock:/ {
+		split($1, a, "/"); n[a[1]]++; t[a[1] "/" a[2]]++
+	}
+	END {
+		for (p in n) if (n[p] > best) { best = n[p]; pid = p }
+		print "pid", pid, best
+		for (k in t) { split(k, a, "/"); if (a[1] == pid && a[2] != pid) print "tid", a[2], t[k] }
+	}' "$hc" | sort > "$work/hostile.chains"
+	awk '/^Samples:/ { s = 1; getline; next }
+	/^Locations/ { s = 0 }
+	s && /^ *[0-9]+ +[0-9]+: / { c = $1; v = $2; n += c; per += v; next }
+	s && /pid:\[/ {
+		match($0, /pid:\[[0-9-]+/); pid = substr($0, RSTART + 5, RLENGTH - 5)
+		match($0, /tid:\[[0-9-]+/); tid = substr($0, RSTART + 5, RLENGTH - 5)
+		np[pid] += c; nt[tid] += c
+	}
+	END {
+		print "samples", n + 0, per + 0
+		for (p in np) print "pidn", p, np[p]
+		for (t in nt) print "tidn", t, nt[t]
+	}' "$work/hostile.raw" > "$work/hostile.pprof"
+	pid=$(awk '$1 == "pid" { print $2 }' "$work/hostile.chains")
+	nc=$(awk '$1 == "pid" { print $3 }' "$work/hostile.chains")
+	np=$(awk '$1 == "samples" { print $2 }' "$work/hostile.pprof")
+	per=$(awk '$1 == "samples" { print $3 }' "$work/hostile.pprof")
+	# hostile_export: the samples left out are said, no more are missing,
+	# and the two named threads have all theirs.
+	[ -n "$left" ] && [ "$left" -gt 0 ] ||
+		why="${why}no \"N of M samples left out\" on standard error; "
+	[ -n "$np" ] && [ "$np" -lt "$nc" ] && [ $((nc - np)) -le "${left:-0}" ] ||
+		why="${why}the chains have $nc cpu-clock samples of pid $pid, the profile ${np:-none}, left out ${left:-none}; "
+	[ "$(grep -c '^tid ' "$work/hostile.chains")" = 2 ] ||
+		why="${why}the chains have not two threads besides $pid: $(grep '^tid ' "$work/hostile.chains" | tr '\n' ' '); "
+	while read -r _ tid want; do
+		got=$(awk -v t="$tid" '$1 == "tidn" && $2 == t { print $3 }' "$work/hostile.pprof")
+		[ "${got:-0}" = "$want" ] ||
+			why="${why}thread $tid: $want samples in the chains, ${got:-0} in the profile; "
+	done < <(grep '^tid ' "$work/hostile.chains")
+	if [ -z "$why" ]; then
+		pass hostile_export
+	else
+		fail hostile_export "$why"
+	fi
+	# hostile_forged: nothing of the made-up sample.
+	why=
+	if awk '$1 == "pidn" && $2 == 1' "$work/hostile.pprof" | grep -q .; then
+		why="${why}samples of pid 1; "
+	fi
+	awk '$1 == "pidn" && $2 != pid' pid="$pid" "$work/hostile.pprof" | grep -q . &&
+		why="${why}samples of another pid than $pid: $(awk '$1 == "pidn"' "$work/hostile.pprof" | tr '\n' ' '); "
+	[ "$per" = $((np * 200000)) ] ||
+		why="${why}CPU time $per ns for $np samples of 200000 ns; "
+	grep -q -i -e 'forged' -e '0x7f0000001000 ' "$work/hostile.raw" &&
+		why="${why}a location of the forged frame: $(grep -i -e forged -e '0x7f0000001000 ' "$work/hostile.raw" | head -2 | tr '\n' ' '); "
+	if [ -z "$why" ]; then
+		pass hostile_forged
+	else
+		fail hostile_forged "$why"
+	fi
+}
+
 check_command
 if check_convert; then
 	check_parse
@@ -427,3 +528,4 @@ else
 	for c in parse top span mappings frames; do fail "$c" "no profile to read"; done
 fi
 check_bad_input
+check_hostile
