@@ -643,5 +643,22 @@ mutate perf_exit_remembers tools/perf/util/deferred-callchain.c \
 	'if (0 && hashmap__delete(&dc->records, tid, NULL, &rec))' \
 	perf_tests.5
 
+# Safety, round four (steps 77, 78, 82).
+# B4: without the mm, one pseudo-mapping holds every address but
+# ULONG_MAX, which is looked up in a NULL mm (the oops of step 75).
+mutate delay_fill_null_mm kernel/trace/trace_deferred_unwind.c \
+	$'\tif (!mm) {\n\t\tfor (i = 0; i < nr; i++)\n\t\t\tframes[i] = (struct user_unwind_frame) { .ip = ips[i] };\n\t\treturn;\n\t}\n' \
+	$'\tif (!mm)\n\t\tmap.len = ULONG_MAX;\n' \
+	unwind_deferred.16:console.
+# m16: the reset traceable again, so that a BPF fexit program requests
+# after it.
+mutate reset_traceable kernel/unwind/deferred.c \
+	'notrace void __unwind_reset_info(void)' 'void __unwind_reset_info(void)' \
+	bpf_unwind.12
+# The note search stops at the first note again, readable or not.
+mutate note_first_only kernel/unwind/sframe_vma.c \
+	$'\tfor (i = 0; i < phnum && len <= 0; i++) {' $'\tfor (i = 0; i < phnum && !len; i++) {' \
+	sframe_tables.16
+
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
