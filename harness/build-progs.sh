@@ -228,6 +228,19 @@ if [ -f "$st/unwind/bpf_unwind.c" ]; then
 	bs=$(readelf --sframe "$out/bpf_unwind")
 	[[ $bs == *SFRAME_VERSION_* ]] || die "bpf_unwind has no SFrame section"
 fi
+# The hostile-state fuzzer (contract 25): its BPF programs and skeleton
+# as bpf_unwind's, the program with frame pointers like every selftest.
+if [ -f "$st/unwind/unwind_hostile.c" ]; then
+	hd=$BUILD/unwind_hostile
+	mkdir -p "$hd"
+	# shellcheck disable=SC2086
+	{ clang-14 -target bpf -mcpu=v3 -O2 -g -c "$st/unwind/unwind_hostile.bpf.c" \
+		-o "$hd/unwind_hostile.bpf.o" &&
+	  bpftool gen skeleton "$hd/unwind_hostile.bpf.o" >"$hd/unwind_hostile.skel.h" &&
+	  gcc $cflags -pthread -I"$hd" -isystem "$hdr/usr/include" -o "$out/unwind_hostile" \
+		"$st/unwind/unwind_hostile.c" -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a; } ||
+		die "building unwind_hostile failed"
+fi
 if [ -f "$st/perf_events/deferred_callchain.c" ]; then
 	build deferred_callchain "$st/perf_events/deferred_callchain.c" -pthread \
 		-isystem "$hdr/usr/include"
