@@ -741,6 +741,14 @@ static int sframe_walk_lookup(struct unwind_user_sframe *w, unsigned long ip)
 	struct file *file;
 	bool locked;
 
+	/*
+	 * The topmost frame's address is whatever the task had in its
+	 * instruction pointer: no mapping holds one outside user space, and
+	 * finding that out must not wait for mmap_lock (which the task's
+	 * other threads may hold for as long as they like).
+	 */
+	if (ip >= TASK_SIZE_MAX)
+		return -ENOENT;
 	vma = sframe_vma_lock(mm, ip, &locked);
 	if (IS_ERR(vma))
 		return -EAGAIN;
