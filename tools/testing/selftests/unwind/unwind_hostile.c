@@ -132,7 +132,7 @@ enum chain_end {
 
 struct hcase {
 	unsigned long	seq;
-	int		entry, ipk, fpk, end, frames;
+	int		entry, ipk, fpk, end, frames, text_ras;
 	unsigned long	ip, fp, sp;
 	unsigned long	exp[MAXE];
 	int		nexp;		/* the whole chain's entries */
@@ -196,6 +196,7 @@ void hostile_getppid(unsigned long fp, unsigned long sp, unsigned long *sp_used)
 extern const char hostile_getppid_ret[];
 void hostile_jump(unsigned long ip, unsigned long fp, unsigned long sp);
 extern const char hostile_jump_insn[];
+extern const char hostile_pad[];
 
 /*
  * getppid() with %rbp = @fp and %rsp = @sp (0: the caller's), restored
@@ -234,7 +235,12 @@ asm(".text\n"
 	".globl hostile_jump_insn\n"
 	"hostile_jump_insn:\n"
 	"\tjmp *%rdi\n"
-	".size hostile_jump, .-hostile_jump\n");
+	".size hostile_jump, .-hostile_jump\n"
+	/* Return addresses in text: 64 KiB of int3, never run. */
+	".balign 4096\n"
+	".globl hostile_pad\n"
+	"hostile_pad:\n"
+	"\t.fill 65536, 1, 0xcc\n");
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -283,11 +289,21 @@ static int read_int(const char *path)
 	return buf[0] ? atoi(buf) : -1;
 }
 
-/* A return address unique to the worker's case @seq and frame @i. */
-static unsigned long ra_of(struct worker *w, unsigned long seq, int i)
+/*
+ * A return address unique to the worker's case and frame @i: unmapped
+ * (each step then looks for the address's mapping, and the walker's
+ * general loop takes it), or in hostile_pad, in the program's own text,
+ * which has no SFrame section (the frame-pointer run takes every frame
+ * after the first there). The pad's addresses repeat every 170 cases of a
+ * worker, many rounds apart.
+ */
+static unsigned long ra_of(struct worker *w, const struct hcase *c, int i)
 {
+	if (c->text_ras)
+		return (unsigned long)hostile_pad +
+		       ((c->seq % 170) * NWORKERS + w->idx) * 8 * MAX_CHAIN + i * 8;
 	return RA_BASE + ((unsigned long)w->idx << 40) +
-	       ((seq & 0xfffffffUL) << 8) + (i + 1) * 8;
+	       ((c->seq & 0xfffffffUL) << 8) + (i + 1) * 8;
 }
 
 static bool in(unsigned long a, const char *lo, unsigned long len)
@@ -413,7 +429,7 @@ static unsigned long build_chain(struct worker *w, struct hcase *c,
 	c->frames = k;
 	c->end = rnd(w, END_KINDS);
 	for (i = 0; i < k; i++) {
-		ra = ra_of(w, c->seq, i);
+		ra = ra_of(w, c, i);
 		if (i == k - 1 && c->end == END_RA_ZERO)
 			ra = 0;
 		if (i == k - 1 && c->end == END_RA_KERNEL)
@@ -453,6 +469,7 @@ static void generate(struct worker *w, struct hcase *c)
 
 	memset(c, 0, sizeof(*c));
 	c->seq = w->seq++;
+	c->text_ras = rnd(w, 2);
 	c->entry = rnd(w, 5) < 2 ? E_FAULT : E_SYSCALL;
 	if (c->entry == E_FAULT) {
 		/* -1 most: what review B4 found. */
@@ -475,7 +492,7 @@ static void generate(struct worker *w, struct hcase *c)
 		break;
 	case FP_SELF:
 		put(w, at, at);
-		put(w, at + 8, ra_of(w, c->seq, 0));
+		put(w, at + 8, ra_of(w, c, 0));
 		c->fp = at;
 		break;
 	case FP_KERNEL:
@@ -542,10 +559,11 @@ static void describe(struct worker *w, const struct hcase *c, const char *what,
 	if (__atomic_fetch_add(&printed, 1, __ATOMIC_RELAXED) >= 12)
 		return;
 	n = snprintf(buf, sizeof(buf),
-		     "seed %llu worker %d case %lu: %s: %s ip %#lx fp %#lx (%s, %d frames, end %d) sp %#lx\n#  want",
+		     "seed %llu worker %d case %lu: %s: %s ip %#lx fp %#lx (%s, %d frames, end %d%s) sp %#lx\n#  want",
 		     seed, w->idx, c->seq, what,
 		     c->entry == E_FAULT ? ip_names[c->ipk] : "getppid",
-		     c->ip, c->fp, fp_names[c->fpk], c->frames, c->end, c->sp);
+		     c->ip, c->fp, fp_names[c->fpk], c->frames, c->end,
+		     c->text_ras ? ", in text" : "", c->sp);
 	for (i = 0; i < c->nexp && n < (int)sizeof(buf) - 40; i++)
 		n += snprintf(buf + n, sizeof(buf) - n, " %#lx", c->exp[i]);
 	if (c->nmin < c->nexp)
