@@ -660,5 +660,33 @@ mutate note_first_only kernel/unwind/sframe_vma.c \
 	$'\tfor (i = 0; i < phnum && len <= 0; i++) {' $'\tfor (i = 0; i < phnum && !len; i++) {' \
 	sframe_tables.16
 
+# The hostile-state fuzzer (step 79, contract 25), one mutant per client
+# and one of the walker: each gets a stack of an entry the fuzzer made
+# wrong, and no other test enters the kernel with such a state.
+# The walker's frame-pointer run records a return address outside user
+# space when it leaves the run (a chain whose last return address is in
+# the kernel, built in the program's own text).
+mutate hostile_run_ra_kernel kernel/unwind/user.c \
+	$'\tif (!ra || ra >= TASK_SIZE_MAX)\n\t\tgoto fault;' \
+	$'\tif (!ra)\n\t\tgoto fault;' \
+	unwind_hostile.2
+# ftrace: without the mm (its trylock failed), the first frame is left as
+# the ring buffer had it.
+mutate hostile_fill_mm_less_first kernel/trace/trace_deferred_unwind.c \
+	$'\tif (!mm) {\n\t\tfor (i = 0; i < nr; i++)' \
+	$'\tif (!mm) {\n\t\tfor (i = 1; i < nr; i++)' \
+	unwind_hostile.4
+# perf: the record of a stack whose topmost IP is not a user address
+# (a jump to -1) carries no frames, where BPF and ftrace carry them all.
+mutate hostile_perf_drops_kernel_ip kernel/events/callchain_deferred.c \
+	$'\t\t\t.nr\t= min_t(u64, trace->nr, PERF_DEFERRED_MAX_IPS),' \
+	$'\t\t\t.nr\t= trace->nr && trace->entries[0] >= TASK_SIZE_MAX ? 0 :\n\t\t\t\t  min_t(u64, trace->nr, PERF_DEFERRED_MAX_IPS),' \
+	unwind_hostile.3
+# BPF: no unwind:unwind_user_stack for such a stack.
+mutate hostile_bpf_skips_kernel_ip kernel/unwind/bpf.c \
+	$'\ttrace_unwind_user_stack(cookie, trace);' \
+	$'\tif (!trace->nr || trace->entries[0] < TASK_SIZE_MAX)\n\t\ttrace_unwind_user_stack(cookie, trace);' \
+	unwind_hostile.2
+
 # Back to the unmodified series.
 "$REPO/harness/build-kernel.sh" test >/dev/null 2>&1
