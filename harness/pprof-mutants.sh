@@ -61,7 +61,7 @@ mutant kernel_mapping_name "m.filename = self.str(key[1])" \
 mutant no_buildids "            if bid:
                 m.build_id" "            if False:
                 m.build_id"
-mutant offset_zero "return start, end, pgoff" "return start, end, 0"
+mutant offset_zero "found.add((start, end, pgoff))" "found.add((start, end, 0))"
 mutant no_mmap_ranges "for file, start, end, pgoff in self.rec.mmaps:" \
 	"for file, start, end, pgoff in []:"
 # Other perf script commands than the ones the guest runs.
