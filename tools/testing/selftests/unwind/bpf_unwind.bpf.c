@@ -204,11 +204,12 @@ int BPF_PROG(on_exit, struct task_struct *p)
 }
 
 /*
- * A return probe on the end of the entry, which is not allowed to attach
- * (result 12): if it did, its request would come after the reset and
- * raise no interrupt. One request per getppid() entry, so that a kernel
- * that kicked for it would not request on every kick's return again.
- * Loaded by result 12 alone (reset_*).
+ * A return probe on the end of the entry (or, with another attach target
+ * set by result 12, on what returns after it), which must not attach: if
+ * it did, its request would come after the reset and raise no interrupt.
+ * One request per getppid() entry, so that a kernel that kicked for it
+ * would not request on every kick's return again. Loaded by result 12
+ * alone (reset_*).
  */
 SEC("fexit/__unwind_reset_info")
 int BPF_PROG(reset_exit)

@@ -1307,65 +1307,63 @@ static void test_unload_pending(void)
 /*
  * 12: nothing runs a request after the end of the entry. A request from a
  * return probe on __unwind_reset_info() (a BPF fexit program calling the
- * kfunc, a kretprobe, perf probe's %return) came after the reset, raised
- * no interrupt, and left the entry open: the next entry got the probe's
- * cookie, and the probe the next entry's stack. The fexit program and a
- * kretprobe must both be refused; if the fexit program attaches anyway,
- * each getppid() entry must still get a cookie of its own.
+ * kfunc, a kretprobe, perf probe's %return), on unwind_state_reset() or on
+ * x86's ret_from_fork(), whose return comes after a fork child's exit to
+ * user space, came after the reset and raised no interrupt: the entry
+ * stayed open, the next entry got the probe's cookie and the probe the
+ * next entry's stack. For each, a kretprobe (tracefs) and an fexit
+ * program that calls the kfunc must be refused; the program must load
+ * (it is valid) and fail to attach. Were the one on __unwind_reset_info()
+ * attached, the cookies of four getppid() entries show what it does.
  */
-static void test_reset_probe(void)
+static const char *const reset_targets[] = {
+	"__unwind_reset_info", "unwind_state_reset", "ret_from_fork",
+};
+
+/* A kretprobe on @func through tracefs: true if refused with EINVAL. */
+static bool kretprobe_refused(const char *func)
 {
-	const char *kprobe = "r:unwind_reset_probe __unwind_reset_info";
-	unsigned long ips[NFRAMES];
-	struct bpf_unwind_state *b;
-	struct bpf_program *prog;
-	struct bpf_unwind_bpf *s;
-	struct bpf_link *link;
+	char def[128];
 	bool ok = true;
-	int fd, err, i, j;
 	ssize_t n;
+	int fd, err;
 
 	fd = open("/sys/kernel/tracing/kprobe_events", O_WRONLY | O_APPEND);
-	if (fd >= 0) {
-		n = write(fd, kprobe, strlen(kprobe));
-		err = errno;
-		if (n >= 0) {
-			ksft_print_msg("a kretprobe on __unwind_reset_info() was accepted\n");
-			n = write(fd, "-:unwind_reset_probe", 20);
-			ok = false;
-		} else if (err != EINVAL) {
-			ksft_print_msg("the kretprobe: %s, want EINVAL\n", strerror(err));
-			ok = false;
-		}
-		close(fd);
+	if (fd < 0) {
+		ksft_print_msg("kprobe_events: %s\n", strerror(errno));
+		return false;
 	}
+	snprintf(def, sizeof(def), "r:unwind_reset_probe %s", func);
+	n = write(fd, def, strlen(def));
+	err = errno;
+	if (n >= 0) {
+		ksft_print_msg("a kretprobe on %s() was accepted\n", func);
+		n = write(fd, "-:unwind_reset_probe", 20);
+		ok = false;
+	} else if (err != EINVAL) {
+		ksft_print_msg("a kretprobe on %s(): %s, want EINVAL\n", func,
+			       strerror(err));
+		ok = false;
+	}
+	close(fd);
+	return ok;
+}
 
-	s = bpf_unwind_bpf__open();
-	if (!s)
-		ksft_exit_fail_msg("opening the BPF object: %s\n", strerror(errno));
-	bpf_object__for_each_program(prog, s->obj)
-		bpf_program__set_autoload(prog, false);
-	bpf_program__set_autoload(s->progs.reset_exit, true);
-	bpf_program__set_autoload(s->progs.request_getppid, true);
-	err = bpf_unwind_bpf__load(s);
-	if (err) {
-		/* Refused at load: as good as at attach. */
-		ksft_print_msg("fexit on __unwind_reset_info(): load refused (%s)\n",
-			       strerror(-err));
-		goto out;
-	}
-	link = bpf_program__attach(s->progs.reset_exit);
-	if (!link) {
-		ksft_print_msg("fexit on __unwind_reset_info(): attach refused (%s)\n",
-			       strerror(errno));
-		goto out;
-	}
-	ksft_print_msg("fexit on __unwind_reset_info() attached\n");
+/* The cookies of four getppid() entries with @s's fexit program attached. */
+static bool reset_cookies(struct bpf_unwind_bpf *s)
+{
+	unsigned long ips[NFRAMES];
+	struct bpf_unwind_state *b;
+	struct bpf_link *link;
+	bool ok = true;
+	int i, j;
+
 	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_SHARED,
 		 bpf_map__fd(s->maps.state), 0);
 	if (b == MAP_FAILED)
 		ksft_exit_fail_msg("mmap of the state map: %s\n", strerror(errno));
-	if (!bpf_program__attach(s->progs.request_getppid))
+	link = bpf_program__attach(s->progs.request_getppid);
+	if (!link)
 		ksft_exit_fail_msg("attaching request_getppid: %s\n", strerror(errno));
 	b->target_tid = gettid();
 	for (i = 0; i < 4; i++)
@@ -1385,10 +1383,62 @@ static void test_reset_probe(void)
 	}
 	if (b->nreq != 4)
 		ok = false;
+	bpf_link__destroy(link);
 	munmap(b, sizeof(*b));
-out:
+	return ok;
+}
+
+/* An fexit program on @func that calls the kfunc: true if refused. */
+static bool fexit_refused(const char *func)
+{
+	struct bpf_program *prog;
+	struct bpf_unwind_bpf *s;
+	struct bpf_link *link;
+	bool ok;
+	int err;
+
+	s = bpf_unwind_bpf__open();
+	if (!s)
+		ksft_exit_fail_msg("opening the BPF object: %s\n", strerror(errno));
+	bpf_object__for_each_program(prog, s->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(s->progs.reset_exit, true);
+	bpf_program__set_autoload(s->progs.request_getppid, true);
+	err = bpf_program__set_attach_target(s->progs.reset_exit, 0, func) ?:
+	      bpf_unwind_bpf__load(s);
+	if (err) {
+		ksft_print_msg("fexit on %s(): the program does not load: %s\n",
+			       func, strerror(-err));
+		bpf_unwind_bpf__destroy(s);
+		return false;
+	}
+	link = bpf_program__attach(s->progs.reset_exit);
+	ok = !link;
+	if (ok) {
+		ksft_print_msg("fexit on %s(): attach refused (%s)\n", func,
+			       strerror(errno));
+	} else {
+		ksft_print_msg("fexit on %s() attached\n", func);
+		if (!strcmp(func, reset_targets[0]))
+			reset_cookies(s);
+		bpf_link__destroy(link);
+	}
 	bpf_unwind_bpf__destroy(s);
-	ksft_test_result(ok, "no request after the entry's end: fexit and kretprobe on the reset refused\n");
+	return ok;
+}
+
+static void test_reset_probe(void)
+{
+	bool ok = true;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(reset_targets); i++) {
+		if (!kretprobe_refused(reset_targets[i]))
+			ok = false;
+		if (!fexit_refused(reset_targets[i]))
+			ok = false;
+	}
+	ksft_test_result(ok, "no request after the entry's end: fexit and kretprobe refused on the reset and ret_from_fork()\n");
 }
 
 int main(int argc, char **argv)
