@@ -247,14 +247,20 @@ static int unwind_user_next_fp(struct unwind_user_state *state)
  * perf's in-place callchains do: the task's return instances, innermost
  * first, answer the trampoline addresses met going up the stack, in order.
  * Only for the current task, whose utask cannot change during the walk.
+ * The original is what the task had on its stack, like any return address:
+ * returns false, to end the walk, where a return address would end it.
  */
-static void unwind_user_uretprobe_fixup(struct unwind_user_state *state,
+static bool unwind_user_uretprobe_fixup(struct unwind_user_state *state,
 					struct return_instance **ri)
 {
+	unsigned long ra;
+
 	if (!*ri || state->ip != uprobe_get_trampoline_vaddr())
-		return;
-	state->ip = (*ri)->orig_ret_vaddr;
+		return true;
+	ra = (*ri)->orig_ret_vaddr;
 	*ri = (*ri)->next;
+	state->ip = ra;
+	return ra && ra < TASK_SIZE_MAX;
 }
 
 static struct return_instance *unwind_user_return_instances(void)
@@ -271,10 +277,11 @@ static unsigned long unwind_user_uretprobe_trampoline(void)
 #else
 struct return_instance;
 
-static inline void
+static inline bool
 unwind_user_uretprobe_fixup(struct unwind_user_state *state,
 			    struct return_instance **ri)
 {
+	return true;
 }
 
 static inline struct return_instance *unwind_user_return_instances(void)
@@ -494,7 +501,8 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 			    unwind_user_next_fp(state))
 				break;
 		}
-		unwind_user_uretprobe_fixup(state, &ri);
+		if (!unwind_user_uretprobe_fixup(state, &ri))
+			break;
 		/* Slots without a restorer hold 0, which no IP is. */
 		if (likely(state->ip != restorers[0] &&
 			   state->ip != restorers[1]))
