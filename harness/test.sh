@@ -165,11 +165,11 @@ builds=$!
 # Each boot and the checks on its log. The race kernel (KCSAN) boots only
 # the concurrency tests (race.list), the base kernel perf's fallback.
 boot() {	# VARIANT
-	local v=$1 o
+	local v=$1 o job
 	o=$(out "$v")
 	case $v in
 	test|debug|race)
-		job=test
+		job="test"
 		[ "$v" != race ] || job=race
 		"$H/qemu-run.sh" "$BUILD/obj-$v/arch/x86/boot/bzImage" \
 			"$logs/console-$v.log" "$job" 1800
@@ -246,7 +246,7 @@ while :; do
 	left=
 	for v in $pending; do
 		k=$v
-		[ "$v" != budget ] || k=test
+		[ "$v" != budget ] || k="test"
 		case $(ready "$k") in
 		ok)
 			if [ "$running" -lt "$MAX_BOOTS" ]; then
