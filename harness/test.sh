@@ -32,7 +32,9 @@
 #     graph, pprof and kunit.py checks on its log), budget, debug, race,
 #     base.
 # A boot thus takes its core from the build, which gets whatever the boots
-# leave. Each stage writes its results to its own file in
+# leave. (On a host shared with other work at normal priority, the builds
+# get only what that leaves too; BUILD_NICE=0 gives them an equal share,
+# and the boots less.) Each stage writes its results to its own file in
 # build/logs/results.d/; they are printed, and put in results.txt, in one
 # fixed order (STAGES below), each stage once it and every stage before it
 # are done: the output is the same whichever finished first, and a stage
@@ -130,7 +132,7 @@ checks=$!
 # its core. Each kernel's state (ok or failed) goes to $state/kernel-VARIANT.
 (
 	trap 'touch "$state/builds.end"' EXIT
-	renice -n 19 -p "$BASHPID" >/dev/null
+	renice -n "${BUILD_NICE:-19}" -p "$BASHPID" >/dev/null
 	if { "$H/build-progs.sh" && "$H/build-perf.sh" && "$H/initramfs.sh"; } \
 		>"$logs/progs.log" 2>&1; then
 		echo ok > "$state/progs"
