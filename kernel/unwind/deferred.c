@@ -626,6 +626,7 @@ notrace void __unwind_reset_info(void)
 	if (!unwind_state_reset(&current->unwind_info))
 		irq_work_queue(this_cpu_ptr(&unwind_nmi_work));
 }
+
 NOKPROBE_SYMBOL(__unwind_reset_info);
 
 /**
