@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BPF side of unwind_hostile: the fuzzer's workers ask for their deferred
- * user stack with bpf_unwind_user_request() at each getppid() and at each
- * SIGSEGV their own faults generate, and every delivery of
- * unwind:unwind_user_stack to a worker is copied into its slot. The user
- * side compares the copy with the stack it built for that entry.
+ * user stack with bpf_unwind_user_request() at each getppid() and
+ * sched_yield() and at each SIGSEGV their own faults generate, and every
+ * delivery of unwind:unwind_user_stack to a worker is copied into its
+ * slot. The user side compares the copy with the stack it built for that
+ * entry.
  *
  * No vmlinux.h: the one kernel structure read here is declared below with
  * the fields used, and CO-RE finds it in the running kernel's BTF.
@@ -65,7 +66,7 @@ static __always_inline void request(void)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(hostile_sys_enter, void *regs, long id)
 {
-	if (id == __NR_getppid)
+	if (id == __NR_getppid || id == __NR_sched_yield)
 		request();
 	return 0;
 }

@@ -13,11 +13,13 @@
  * mappings and fork, so that the mm's mmap_lock is often held for writing
  * when a delivery tries to take it:
  *
- *  - entries: getppid() made from a trampoline whose frame and stack
- *    pointers are the generator's (the entry's IP is the instruction after
- *    the syscall), and jumps to a bad IP (-1, 0, a kernel address, a
- *    non-canonical one, an unmapped user page, a PROT_NONE page) whose
- *    SIGSEGV is caught on a sigaltstack and left with siglongjmp();
+ *  - entries: getppid() and sched_yield() (which may switch to another
+ *    thread with the entry's request pending) made from a trampoline
+ *    whose frame and stack pointers are the generator's (the entry's IP
+ *    is the instruction after the syscall), and jumps to a bad IP (-1, 0,
+ *    a kernel address, a non-canonical one, an unmapped user page, a
+ *    PROT_NONE page) whose SIGSEGV is caught on a sigaltstack and left
+ *    with siglongjmp();
  *  - frame pointers: 0, at themselves, into the kernel, non-canonical,
  *    wrapping, below the stack pointer, misaligned, at a guard page or just
  *    before it, at an unmapped page, below a MAP_GROWSDOWN edge, and valid
@@ -25,11 +27,11 @@
  *    case, ended in each of the ways the walker ends a chain; some chains
  *    lie in a region that another thread keeps replacing and zeroing;
  *  - the clients: an ftrace instance with userstacktrace_delay recording
- *    sys_enter_getppid and signal_generate (SIGSEGV), a per-thread perf
- *    event on each of the two tracepoints with defer_callchain (and
- *    defer_output on one), and BPF programs on both that call
- *    bpf_unwind_user_request(), with one on unwind:unwind_user_stack that
- *    copies each delivery.
+ *    sys_enter_getppid, sys_enter_sched_yield and signal_generate
+ *    (SIGSEGV), a per-thread perf event on each of the three tracepoints
+ *    with defer_callchain (and defer_output on one), and BPF programs on
+ *    them that call bpf_unwind_user_request(), with one on
+ *    unwind:unwind_user_stack that copies each delivery.
  *
  * The oracle is exact. The stack of an entry is the entry's IP, then the
  * return addresses of the generated chain for as long as the walker's rules
@@ -104,7 +106,7 @@
 #define RA_BASE		0x100000000000UL
 #define RA_KERNEL	0xffff888000001000UL
 
-enum entry_kind { E_SYSCALL, E_FAULT };
+enum entry_kind { E_SYSCALL, E_YIELD, E_FAULT };
 
 enum ip_kind { IP_M1, IP_ZERO, IP_KERNEL, IP_NONCANON, IP_HOLE, IP_NONE, IP_KINDS };
 
@@ -165,14 +167,14 @@ struct worker {
 	sigjmp_buf	env;
 	int		expect_fault;	/* __atomic: read by the handler */
 	unsigned long	f_ip, f_sp, f_bp;
-	int		pfd[2];
+	int		pfd[3];
 	struct perf_event_mmap_page *pp;
 	char		*pbuf;
 	struct logent	log[ROUND_CASES];
 	int		nlog;
 	/* Results. */
 	unsigned long	entries, bpf_bad, perf_bad, setup_bad;
-	unsigned long	by_ip[IP_KINDS], by_fp[FP_KINDS], prefixes;
+	unsigned long	by_entry[3], by_ip[IP_KINDS], by_fp[FP_KINDS], prefixes;
 	pthread_t	th;
 };
 
@@ -185,29 +187,31 @@ static pthread_barrier_t round_start, round_end;
 static char *shared_region, *trail, *none_page, *hole;
 static struct hostile_bpf *bpf_map;
 static int perf_on, ftrace_on, bpf_on, bpf_wanted = 1;
-static int tp_getppid, tp_signal;
+static int tp_getppid, tp_yield, tp_signal;
 static unsigned long mutations, forks;	/* __atomic */
 
 /* Failures print their case; the first few in full. */
 static int printed;			/* __atomic */
 
 /* The entry trampolines (see below), and where each leaves user space. */
-void hostile_getppid(unsigned long fp, unsigned long sp, unsigned long *sp_used);
-extern const char hostile_getppid_ret[];
+void hostile_syscall(unsigned long fp, unsigned long sp, unsigned long *sp_used,
+		     long nr);
+extern const char hostile_syscall_ret[];
 void hostile_jump(unsigned long ip, unsigned long fp, unsigned long sp);
 extern const char hostile_jump_insn[];
 extern const char hostile_pad[];
 
 /*
- * getppid() with %rbp = @fp and %rsp = @sp (0: the caller's), restored
+ * System call @nr (no arguments) with %rbp = @fp and %rsp = @sp (0: the
+ * caller's), restored
  * after the call. Nothing touches the stack between the switch and the
  * system call, so the entry's user state is exactly what was asked. The
  * stack pointer used goes to *@sp_used first, while the stack is real.
  */
 asm(".text\n"
-	".globl hostile_getppid\n"
-	".type hostile_getppid, @function\n"
-	"hostile_getppid:\n"
+	".globl hostile_syscall\n"
+	".type hostile_syscall, @function\n"
+	"hostile_syscall:\n"
 	"\tmov %rbp, %r8\n"
 	"\tmov %rsp, %r9\n"
 	"\ttest %rsi, %rsi\n"
@@ -215,14 +219,14 @@ asm(".text\n"
 	"\tmov %rsi, (%rdx)\n"
 	"\tmov %rdi, %rbp\n"
 	"\tmov %rsi, %rsp\n"
-	"\tmov $" STR(SYS_getppid) ", %eax\n"
+	"\tmov %ecx, %eax\n"
 	"\tsyscall\n"
-	".globl hostile_getppid_ret\n"
-	"hostile_getppid_ret:\n"
+	".globl hostile_syscall_ret\n"
+	"hostile_syscall_ret:\n"
 	"\tmov %r9, %rsp\n"
 	"\tmov %r8, %rbp\n"
 	"\tret\n"
-	".size hostile_getppid, .-hostile_getppid\n"
+	".size hostile_syscall, .-hostile_syscall\n"
 	/*
 	 * Jump to @ip with %rbp = @fp and %rsp = @sp: never returns, the
 	 * SIGSEGV handler leaves with siglongjmp().
@@ -470,7 +474,7 @@ static void generate(struct worker *w, struct hcase *c)
 	memset(c, 0, sizeof(*c));
 	c->seq = w->seq++;
 	c->text_ras = rnd(w, 2);
-	c->entry = rnd(w, 5) < 2 ? E_FAULT : E_SYSCALL;
+	c->entry = rnd(w, 5) < 2 ? E_FAULT : rnd(w, 4) ? E_SYSCALL : E_YIELD;
 	if (c->entry == E_FAULT) {
 		/* -1 most: what review B4 found. */
 		c->ipk = rnd(w, 2) ? IP_M1 : rnd(w, IP_KINDS);
@@ -481,7 +485,7 @@ static void generate(struct worker *w, struct hcase *c)
 	sp = at - 8 * rnd(w, 8);
 	c->sp = sp;
 	/* Or the trampoline's own (syscalls only: a fault's goes on). */
-	if (c->entry == E_SYSCALL && !rnd(w, 4))
+	if (c->entry != E_FAULT && !rnd(w, 4))
 		c->sp = 0;
 	c->fpk = rnd(w, FP_KINDS + 4);
 	if (c->fpk >= FP_KINDS)
@@ -561,7 +565,8 @@ static void describe(struct worker *w, const struct hcase *c, const char *what,
 	n = snprintf(buf, sizeof(buf),
 		     "seed %llu worker %d case %lu: %s: %s ip %#lx fp %#lx (%s, %d frames, end %d%s) sp %#lx\n#  want",
 		     seed, w->idx, c->seq, what,
-		     c->entry == E_FAULT ? ip_names[c->ipk] : "getppid",
+		     c->entry == E_FAULT ? ip_names[c->ipk] :
+		     c->entry == E_YIELD ? "sched_yield" : "getppid",
 		     c->ip, c->fp, fp_names[c->fpk], c->frames, c->end,
 		     c->text_ras ? ", in text" : "", c->sp);
 	for (i = 0; i < c->nexp && n < (int)sizeof(buf) - 40; i++)
@@ -664,10 +669,11 @@ static unsigned long enter(struct worker *w, struct hcase *c)
 {
 	unsigned long sp_used;
 
-	if (c->entry == E_SYSCALL) {
-		hostile_getppid(c->fp, c->sp, &sp_used);
+	if (c->entry != E_FAULT) {
+		hostile_syscall(c->fp, c->sp, &sp_used,
+				c->entry == E_YIELD ? SYS_sched_yield : SYS_getppid);
 		c->sp = sp_used;
-		return (unsigned long)hostile_getppid_ret;
+		return (unsigned long)hostile_syscall_ret;
 	}
 	__atomic_store_n(&w->expect_fault, 1, __ATOMIC_RELAXED);
 	if (!sigsetjmp(w->env, 0))
@@ -720,7 +726,7 @@ static int perf_open_tp(int id, int group, bool output)
 
 /*
  * The worker's own perf events: getppid()'s with defer_output, whose ring
- * the SIGSEGV event writes to as well.
+ * sched_yield()'s and the SIGSEGV event write to as well.
  */
 static int perf_setup(struct worker *w)
 {
@@ -735,6 +741,10 @@ static int perf_setup(struct worker *w)
 	if (w->pfd[1] < 0 ||
 	    ioctl(w->pfd[1], PERF_EVENT_IOC_SET_OUTPUT, w->pfd[0]) ||
 	    ioctl(w->pfd[1], PERF_EVENT_IOC_SET_FILTER, "sig == 11"))
+		return -1;
+	w->pfd[2] = perf_open_tp(tp_yield, -1, false);
+	if (w->pfd[2] < 0 ||
+	    ioctl(w->pfd[2], PERF_EVENT_IOC_SET_OUTPUT, w->pfd[0]))
 		return -1;
 	w->pbuf = malloc(PERF_PAGES * PAGE);
 	return w->pbuf ? 0 : -1;
@@ -760,6 +770,7 @@ static void run_case(struct worker *w)
 	first = enter(w, c);
 	expect(w, c, first);
 	w->entries++;
+	w->by_entry[c->entry]++;
 	w->by_fp[c->fpk]++;
 	if (c->entry == E_FAULT) {
 		w->by_ip[c->ipk]++;
@@ -1031,7 +1042,7 @@ static void ftrace_check(void)
 			}
 			le = &w->log[n++];
 			ftrace_stacks++;
-			if (le->c.entry == E_SYSCALL) {
+			if (le->c.entry != E_FAULT) {
 				ftrace_text_stacks++;
 				ftrace_without_mm += f->no_mm == f->nr;
 			}
@@ -1085,6 +1096,7 @@ static int ftrace_setup(void)
 	mkdir(INST, 0755);
 	if (write_file(INST "/buffer_size_kb", "2048") ||
 	    write_file(INST "/events/syscalls/sys_enter_getppid/enable", "1") ||
+	    write_file(INST "/events/syscalls/sys_enter_sched_yield/enable", "1") ||
 	    write_file(INST "/events/signal/signal_generate/filter", "sig == 11") ||
 	    write_file(INST "/events/signal/signal_generate/enable", "1") ||
 	    write_file(INST "/options/userstacktrace_delay", "1"))
@@ -1100,6 +1112,7 @@ static void ftrace_teardown(void)
 	write_file(INST "/options/userstacktrace_delay", "0");
 	write_file(INST "/events/signal/signal_generate/enable", "0");
 	write_file(INST "/events/syscalls/sys_enter_getppid/enable", "0");
+	write_file(INST "/events/syscalls/sys_enter_sched_yield/enable", "0");
 	rmdir(INST);
 }
 
@@ -1182,7 +1195,8 @@ int main(int argc, char **argv)
 		.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER,
 	};
 	unsigned long entries = 0, bpf_bad = 0, perf_bad = 0, setup_bad = 0,
-		      prefixes = 0, by_ip[IP_KINDS] = { 0 }, by_fp[FP_KINDS] = { 0 };
+		      prefixes = 0, by_entry[3] = { 0 }, by_ip[IP_KINDS] = { 0 },
+		      by_fp[FP_KINDS] = { 0 };
 	struct unwind_hostile_bpf *skel = NULL;
 	pthread_t mut[3];
 	bool seeded = false, kinds = true;
@@ -1220,8 +1234,9 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("sigaction: %s\n", strerror(errno));
 
 	tp_getppid = read_int(TRACEFS "/events/syscalls/sys_enter_getppid/id");
+	tp_yield = read_int(TRACEFS "/events/syscalls/sys_enter_sched_yield/id");
 	tp_signal = read_int(TRACEFS "/events/signal/signal_generate/id");
-	perf_on = tp_getppid > 0 && tp_signal > 0;
+	perf_on = tp_getppid > 0 && tp_yield > 0 && tp_signal > 0;
 	ftrace_on = !ftrace_setup();
 	if (!ftrace_on)
 		ksft_print_msg("ftrace instance: %s\n", strerror(errno));
@@ -1268,6 +1283,8 @@ int main(int argc, char **argv)
 		perf_bad += w->perf_bad;
 		setup_bad += w->setup_bad;
 		prefixes += w->prefixes;
+		for (j = 0; j < 3; j++)
+			by_entry[j] += w->by_entry[j];
 		for (j = 0; j < IP_KINDS; j++)
 			by_ip[j] += w->by_ip[j];
 		for (j = 0; j < FP_KINDS; j++)
@@ -1277,8 +1294,11 @@ int main(int argc, char **argv)
 		       rounds, entries, prefixes);
 	ksft_print_msg("beside them %lu mapping changes and %lu forks\n", mutations, forks);
 	/* How often a delivery could not take mmap_lock at once. */
-	ksft_print_msg("ftrace: %lu of %lu getppid() stacks filled without the mm\n",
+	ksft_print_msg("ftrace: %lu of %lu system calls' stacks filled without the mm\n",
 		       ftrace_without_mm, ftrace_text_stacks);
+	ksft_print_msg("  getppid(): %lu, sched_yield(): %lu, jumps: %lu\n",
+		       by_entry[E_SYSCALL], by_entry[E_YIELD], by_entry[E_FAULT]);
+	kinds &= by_entry[E_SYSCALL] && by_entry[E_YIELD] && by_entry[E_FAULT];
 	for (j = 0; j < IP_KINDS; j++) {
 		ksft_print_msg("  jumps to %s: %lu\n", ip_names[j], by_ip[j]);
 		kinds &= by_ip[j] > 0;
