@@ -1329,8 +1329,8 @@ int main(int argc, char **argv)
 				 ftrace_stacks, entries);
 	else
 		ksft_test_result_fail("ftrace: no instance\n");
-	ksft_test_result(!cross_bad,
-			 "ftrace, perf and BPF: one cookie and the same frames per entry\n");
+	ksft_test_result(!cross_bad, "%s: one cookie and the same frames per entry\n",
+			 bpf_on ? "ftrace, perf and BPF" : "ftrace and perf");
 	if (skel)
 		unwind_hostile_bpf__destroy(skel);
 	ksft_finished();
