@@ -167,14 +167,19 @@ builds=$!
 # Each boot and the checks on its log. The race kernel (KCSAN) boots only
 # the concurrency tests (race.list), the base kernel perf's fallback.
 boot() {	# VARIANT
-	local v=$1 o job
+	local v=$1 o job tmo
 	o=$(out "$v")
 	case $v in
 	test|debug|race)
 		job="test"
 		[ "$v" != race ] || job=race
+		# The debug kernel (KASAN, lockdep) runs the test job about
+		# five times slower, beside another boot: 25 min seen before
+		# the fuzzer came, more on a busy host.
+		tmo=1800
+		[ "$v" != debug ] || tmo=3000
 		"$H/qemu-run.sh" "$BUILD/obj-$v/arch/x86/boot/bzImage" \
-			"$logs/console-$v.log" "$job" 1800
+			"$logs/console-$v.log" "$job" "$tmo"
 		"$H/parse-console.py" "$logs/console-$v.log" \
 			"$v." --progs "$BUILD/progs" > "$o"
 		nonempty "$v" "$logs/console-$v.log"
