@@ -154,7 +154,9 @@ build_warnings() {
 }
 # A warning as "file: message", without the tree's path, line and column,
 # so that the same warning of the series' tree and the base's compare equal.
-warn_key() { sed -E "s#^($SRC|$BSRC)/##; s#^([^: ]+):[0-9]+:([0-9]+:)? #\1: #"; }
+# The path may be another tree's: ccache hands back the warnings of the
+# compile it cached, made in whichever checkout compiled the file first.
+warn_key() { sed -E "s#^($SRC|$BSRC)/##; s#^/[^: ]*/(src|src-base)/##; s#^([^: ]+):[0-9]+:([0-9]+:)? #\1: #"; }
 
 # The pristine base, checked out as build-kernel.sh base does, to tell the
 # base's own warnings at W=1 from the series': Debian's configuration builds
