@@ -22,15 +22,8 @@ esac
 obj=${OBJ:-$BUILD/obj-$variant}
 mkdir -p "$obj"
 if [ "$variant" = base ]; then
-	bsrc=$BUILD/src-base
-	want=$(git -C "$SRC" rev-parse pristine)
-	if [ "$(git -C "$bsrc" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
-		rm -rf "$bsrc"
-		git -C "$SRC" worktree prune
-		git -C "$SRC" worktree add -q -f --detach "$bsrc" "$want" ||
-			die "cannot check out the base in $bsrc"
-	fi
-	SRC=$bsrc
+	base_tree
+	SRC=$BSRC
 fi
 
 make -s -C "$SRC" O="$obj" CC="$KCC" tinyconfig >/dev/null

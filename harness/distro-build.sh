@@ -158,21 +158,10 @@ build_warnings() {
 # compile it cached, made in whichever checkout compiled the file first.
 warn_key() { sed -E "s#^($SRC|$BSRC)/##; s#^/[^: ]*/(src|src-base)/##; s#^([^: ]+):[0-9]+:([0-9]+:)? #\1: #"; }
 
-# The pristine base, checked out as build-kernel.sh base does, to tell the
-# base's own warnings at W=1 from the series': Debian's configuration builds
-# code the tinyconfig kernels never build, and some of it warns at W=1 in
-# 6.12 itself (arch/x86/kernel/process.c: "variable 'hi' set but not used").
-BSRC=$BUILD/src-base
-base_tree() {
-	local want
-	want=$(git -C "$SRC" rev-parse pristine)
-	if [ "$(git -C "$BSRC" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
-		rm -rf "$BSRC"
-		git -C "$SRC" worktree prune
-		git -C "$SRC" worktree add -q -f --detach "$BSRC" "$want" ||
-			die "cannot check out the base in $BSRC"
-	fi
-}
+# The pristine base (base_tree, lib.sh) tells the base's own warnings at W=1
+# from the series': Debian's configuration builds code the tinyconfig
+# kernels never build, and some of it warns at W=1 in 6.12 itself
+# (arch/x86/kernel/process.c: "variable 'hi' set but not used").
 
 # The warnings of the series' build (log $1) that the base does not give:
 # the objects that warned (all of them if a header warned) are compiled

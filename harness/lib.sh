@@ -37,3 +37,18 @@ die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 series_steps() {
 	find "$SERIES_DIR" -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9][0-9][0-9]-*' | sort
 }
+
+# The pristine base checked out at $BUILD/src-base (a worktree of $SRC at
+# its tag "pristine"), for the base kernel and for telling the base's own
+# warnings from the series'. Checked out again only when it is not there.
+BSRC=$BUILD/src-base
+base_tree() {
+	local want
+	want=$(git -C "$SRC" rev-parse pristine)
+	if [ "$(git -C "$BSRC" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
+		rm -rf "$BSRC"
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q -f --detach "$BSRC" "$want" ||
+			die "cannot check out the base in $BSRC"
+	fi
+}
