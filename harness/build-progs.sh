@@ -538,6 +538,16 @@ fi
 # and bpftool are, and a program that blocks for known times at known
 # stacks beside one that never blocks.
 build offcpu_demo "$REPO/harness/demo/offcpu_demo.c" -pthread
+# A program that unloads a library while profiled (dynamic: dlopen()),
+# with its two libraries beside it.
+dlflags="-O2 -g -Wall -Werror -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
+# shellcheck disable=SC2086
+{ gcc $dlflags -fPIC -shared -DDLSWAP_LIB=1 -o "$out/libdlswap_a.so" \
+	"$REPO/harness/demo/dlswap_demo.c" &&
+  gcc $dlflags -fPIC -shared -DDLSWAP_LIB=2 -o "$out/libdlswap_b.so" \
+	"$REPO/harness/demo/dlswap_demo.c" &&
+  gcc $dlflags -o "$out/dlswap_demo" "$REPO/harness/demo/dlswap_demo.c"; } ||
+	die "building dlswap_demo failed"
 if [ -f "$SRC/tools/unwind/unwindprof/Makefile" ]; then
 	if command -v clang-14 >/dev/null && command -v bpftool >/dev/null; then
 		make -s -C "$SRC/tools/unwind/unwindprof" O="$BUILD/unwindprof" \

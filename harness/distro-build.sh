@@ -295,7 +295,7 @@ for cfg in $cfgs; do
 	     sw=$(series_warnings "$blog" "$arch" "$obj" $objs) && [ -n "$sw" ]; then
 		echo "FAIL distro.$cfg.build: $(echo "$sw" | head -1)"
 		echo "$sw" | awk '{ n[$0]++; if (n[$0] == 1) o[++k] = $0 }
-			END { for (i = 1; i <= k; i++) printf "  %s%s\n", o[i], n[o[i]] > 1 ? " (x" n[o[i]] ")" : "" }' | head -20
+			END { for (i = 1; i <= k; i++) printf "  %s%s\n", o[i], (n[o[i]] > 1 ? " (x" n[o[i]] ")" : "") }' | head -20
 		fail=1
 	else
 		echo "PASS distro.$cfg.build"

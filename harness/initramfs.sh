@@ -46,5 +46,10 @@ if [ -x "$BUILD/perf/perf" ]; then
 		cp "$SRC/tools/perf/tests/shell/$t" "$root/tests/perf/tests/shell/"
 	done
 fi
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$BUILD/initramfs.cpio.gz"
+# Every file root's and written by nobody else, whoever built it with
+# whichever umask: root's tools in the guest (eh2sframe, unwindprof) read
+# only such files for anyone (tools/unwind/mapped.c), and the tests that
+# need another owner or mode make their own copies.
+chmod -R go-w "$root"
+(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$BUILD/initramfs.cpio.gz"
 log "initramfs: $BUILD/initramfs.cpio.gz"

@@ -5,7 +5,10 @@
 Usage: parse-console.py LOG PREFIX [--progs DIR]
 
 Prints one line per result, "PASS name" or "FAIL name: reason", where names
-are prefixed with PREFIX. Counted:
+are prefixed with PREFIX; a failed program result is followed by the TAP
+comments ("# ...") its program printed since its previous result, the last
+CONTEXT of them, each as "  | # ...", so that a failure seen only in CI's
+output says what the check saw. Counted:
   - every KUnit test case the kernel ran at boot (KTAP), and a missing
     result against a suite's plan;
   - every TAP result of every program /init ran, a plan mismatch, results
@@ -44,6 +47,7 @@ KCSAN_SKIP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           'guest', 'kcsan_skip.sh')
 KCSAN_ACCESS = re.compile(r'^(read|write|read-write)( \(marked\))? to ')
 FRAME = re.compile(r'^\s*([A-Za-z0-9_.]+)\+0x')
+CONTEXT = 15
 
 
 def kcsan_skipped():
@@ -97,8 +101,8 @@ def main():
 
     results = []
 
-    def add(name, ok, why=''):
-        results.append((prefix + name, ok, why))
+    def add(name, ok, why='', context=()):
+        results.append((prefix + name, ok, why, list(context)))
 
     # Kernel-side KUnit, before user space starts.
     try:
@@ -126,12 +130,13 @@ def main():
             suite_plan = None
 
     # Programs run by /init.
-    cur, plan, count = None, None, 0
+    cur, plan, count, notes = None, None, 0, []
     for line in lines[us:]:
         if line.startswith('=== DMESG'):
             break
         if line.startswith('=== BEGIN '):
             cur, plan, count, order = line.split()[2], None, 0, True
+            notes = []
             continue
         if cur is None:
             continue
@@ -151,6 +156,9 @@ def main():
         if m and not m.group(1):
             plan = int(m.group(2))
             continue
+        if line.startswith('#'):
+            notes = (notes + [line])[-CONTEXT:]
+            continue
         m = RESULT.match(line)
         if m and not m.group(1):
             count += 1
@@ -158,7 +166,8 @@ def main():
             order = order and int(m.group(3)) == count
             skip = (m.group(5) or '').upper().startswith('# SKIP')
             add('%s.%s' % (cur, m.group(3)), m.group(2) == 'ok' and not skip,
-                'skipped: ' + m.group(4) if skip else m.group(4))
+                'skipped: ' + m.group(4) if skip else m.group(4), notes)
+            notes = []
     if cur is not None:
         add(cur, False, 'never finished')
 
@@ -202,8 +211,11 @@ def main():
     else:
         add('console.completed', True)
 
-    for name, ok, why in results:
+    for name, ok, why, context in results:
         print('PASS %s' % name if ok else 'FAIL %s: %s' % (name, why))
+        if not ok:
+            for line in context:
+                print('  | %s' % line[:300])
     return 0
 
 

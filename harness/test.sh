@@ -92,6 +92,14 @@ emit() {	# print the stages done, in order, up to the first one not done
 		printed="$printed$s "
 	done
 }
+# The end: the failures again, each with what its check printed before it
+# ("  | " lines: CI shows only the end of the output), and the count.
+summary() {
+	log "test run took $(elapsed) s; logs in $logs"
+	awk '/^FAIL / { show = 1; print; next } show && /^  \| / { print; next }
+	     { show = 0 }' "$res" >&2
+	echo "$(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"
+}
 # A stage that should give results and gave none (its script died early).
 nonempty() {	# STAGE WHAT [NAME]
 	grep -q . "$(out "$1")" 2>/dev/null ||
@@ -106,9 +114,7 @@ finish prepare
 if [ -z "${TEST_DRY_RUN:-}" ] && ! git -C "$SRC" rev-parse -q --verify series >/dev/null; then
 	for s in $STAGES; do finish "$s"; done
 	emit
-	log "test run took $(elapsed) s; logs in $logs"
-	grep FAIL "$res" >&2
-	echo "$(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"
+	summary
 	exit 0
 fi
 
@@ -297,6 +303,4 @@ wait
 for s in $STAGES; do finish "$s"; done
 emit
 
-log "test run took $(elapsed) s; logs in $logs"
-grep FAIL "$res" >&2
-echo "$(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"
+summary

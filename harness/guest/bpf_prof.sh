@@ -19,6 +19,7 @@
 #  - -a -d 1, and -p PID with --tables, on a demo that runs meanwhile;
 #  - --span beside perf's fp,defer on the same process: the contexts of
 #    perf's entries, for which no stack comes here, are not kept (m18).
+#  - a library unloaded while profiled: both libraries' frames named.
 U=/tests/bin/unwindprof
 P=/tests/perf/perf
 DEMO=/tests/bin/unwind_demo_sframe
@@ -76,10 +77,10 @@ at_least() {
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..16"
 
 if [ ! -x $U ]; then
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
 		skip "unwindprof $i" "no $U (not built: needs clang-14 and bpftool)"
 	done
 	exit 0
@@ -349,3 +350,23 @@ leak_ok() {
 }
 check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held entries held at the end (at most 20)" \
 	leak_ok
+
+# ---- A library unloaded while profiled: dlswap_demo closes
+# libdlswap_a.so once work_b() of libdlswap_b.so is loaded, and reads in
+# work_b(). unwindprof reads the maps again for work_b()'s addresses and
+# libdwfl drops libdlswap_a.so's module: its callback freed a pointer
+# inside that module ("double free or corruption", an abort) until the
+# fix. Both libraries' frames are named, each under main;phase.
+echo "# unwindprof -F 1000 -o /tmp/bp-dl.txt -- dlswap_demo"
+$U -F 1000 -o /tmp/bp-dl.txt -- /tests/bin/dlswap_demo >/tmp/bp-dl.out 2>&1
+rc=$?
+show /tmp/bp-dl.out 10
+show /tmp/bp-dl.txt 6
+na=$(total /tmp/bp-dl.txt "^dlswap_demo;.*;main;phase;work_a [0-9]+$")
+nb=$(total /tmp/bp-dl.txt "^dlswap_demo;.*;main;phase;work_b [0-9]+$")
+dl_ok() {
+	[ $rc = 0 ] && [ "$na" -gt 0 ] && [ "$nb" -gt 0 ] &&
+	grep -q "^dlswap_demo: 500 reads in work_a, 500 in work_b$" /tmp/bp-dl.out
+}
+check "a library unloaded while profiled: exit status $rc, $na samples named main;phase;work_a, $nb main;phase;work_b" \
+	dl_ok

@@ -448,24 +448,31 @@ static const Dwfl_Callbacks proc_callbacks = {
 /* Our own mount namespace's file systems, for parse_mapping(). */
 static struct mnts self_mnts;
 
-/* A module libdwfl drops: the mapping it was to be opened by. */
-static int free_mapped(Dwfl_Module *mod, void *userdata, const char *name,
-		       Dwarf_Addr base, void *arg)
+/* A module's mapping (report_file()), freed with the module or an exec. */
+static int forget_module(Dwfl_Module *mod, void **userdata, const char *name,
+			 Dwarf_Addr base, void *arg)
 {
-	struct mapped *m = userdata;
+	struct mapped *m = *userdata;
 
 	if (m)
 		free(m->path);
 	free(m);
+	*userdata = NULL;
 	return DWARF_CB_OK;
 }
 
-static int forget_module(Dwfl_Module *mod, void **userdata, const char *name,
-			 Dwarf_Addr base, void *arg)
+/*
+ * dwfl_report_end()'s callback for a module not reported again (a library
+ * unloaded, an exec). Its prototype says void *userdata, but libdwfl
+ * passes what it passes every module callback: the address of the
+ * module's userdata. Freed as the mapping itself, that pointer was a free
+ * inside libdwfl's own module: an abort whenever a module went away (a
+ * library unloaded while profiled, seen as a test in bpf_prof).
+ */
+static int drop_module(Dwfl_Module *mod, void *userdata, const char *name,
+		       Dwarf_Addr base, void *arg)
 {
-	free_mapped(mod, *userdata, name, base, arg);
-	*userdata = NULL;
-	return DWARF_CB_OK;
+	return forget_module(mod, userdata, name, base, arg);
 }
 
 /*
@@ -515,16 +522,25 @@ static int proc_report(struct proc *p)
 	int err = 0;
 	FILE *f;
 
-	/* Modules may have gone (dlclose()) as others came. */
-	syms_clear(p);
 	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
+	/*
+	 * A process that has exited and is not reaped yet shows no mappings.
+	 * Its stacks are still coming (the ring buffer lags behind under
+	 * load): its modules are kept for them, not dropped as unmapped.
+	 */
+	if (!read_line(f, line, sizeof(line))) {
+		fclose(f);
+		return -1;
+	}
+	/* Modules may have gone (dlclose()) as others came. */
+	syms_clear(p);
 	read_mounts(pid, &mnts);
 	dwfl_report_begin(p->dwfl);
-	while (!err && read_line(f, line, sizeof(line))) {
+	do {
 		if (!parse_mapping(line, pid, &mnts, &self_mnts, &m, &l)) {
 			if (strstr(line, " [vdso]")) {
 				snprintf(vdso, sizeof(vdso), "[vdso: %d]",
@@ -549,13 +565,13 @@ static int proc_report(struct proc *p)
 			err = -1;
 		low = l.start;
 		high = l.end;
-	}
+	} while (!err && read_line(f, line, sizeof(line)));
 	if (!err && run.path)
 		err = report_file(p, &run, low, high);
 	free(run.path);
 	free(mnts.v);
 	fclose(f);
-	if (dwfl_report_end(p->dwfl, free_mapped, NULL))
+	if (dwfl_report_end(p->dwfl, drop_module, NULL))
 		return -1;
 	return err;
 }
