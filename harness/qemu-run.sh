@@ -37,7 +37,7 @@ case "${QEMU_EXTRA:-}" in
 	[ -z "$tsc" ] || tsc="tsc_early_khz=$tsc" ;;
 esac
 mkdir -p "$(dirname "$logf")"
-log "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") with -smp $smp, job $job (log: $logf)"
+log "booting ${kernel#"$BUILD"/} with -smp $smp, job $job (log: $logf)"
 set +e
 for attempt in 1 2; do
 	# QEMU_EXTRA is a list of options: split on purpose.

@@ -46,13 +46,15 @@ stand build-progs.sh 'nap 2; fails progs && exit 1; exit 0'
 stand build-perf.sh 'nap 2'
 stand initramfs.sh 'exit 0'
 # Minutes of a cold build with both cores.
+stand debian-kernel.sh 'nap 0.2 build.base; fails build.base && { echo "ERROR: dry download failed" >&2; exit 1; }
+echo "$dir/vmlinuz"'
 stand build-kernel.sh 'case $1 in test) m=4.5 ;; debug) m=7 ;; race) m=4.5 ;; *) m=3.5 ;; esac
 nap $m build.$1
 fails build.$1 && { echo "ERROR: dry $1 build failed" >&2; exit 1; }
 ! fails warn.$1 || echo "x.c:1: warning: dry" >&2
 exit 0'
-stand qemu-run.sh 'v=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$1")")")")")
-v=${v#obj-}
+stand qemu-run.sh 'v=$(basename "$2" .log)
+v=${v#console-}
 case $v in test) m=5 ;; debug) m=12 ;; race) m=5 ;; *) m=1.5 ;; esac
 nap $m boot.$v
 fails boot.$v && { : > "$2"; exit 1; }

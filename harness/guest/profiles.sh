@@ -65,14 +65,17 @@ summary demo
 # __libc_start_main), recursing 10 shell calls deep (about 90 frames
 # with the arithmetic's recursion, within perf's 127 a stack), then counting.
 BASH_JOB='f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)); else i=0; while [ $i -lt 10000 ]; do i=$((i + 1)); done; fi; }; f 10'
-# One sample per 400 us of CPU; on a KASAN kernel (the debug kernel) one
-# per 1.6 ms. There one deferred walk of bash's 90 frames took about as
-# long as the 400 us between samples, each walk's own time drew the next
-# sample (44580 fp,defer samples where the test kernel takes about 2000,
-# and about 13 minutes of the debug boot to fold), and the count grew
-# without bound as the host got busier and the walk slower.
-BASH_PERIOD=400000
-! grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null || BASH_PERIOD=1600000
+# One sample per 1.6 ms of CPU; on a KASAN kernel (the debug kernel) one
+# per 6.4 ms. The sample's deferred walk of bash's 90 frames runs on the
+# way back to user space, on the clock that draws the next sample: where
+# the walk takes a good part of the period, each walk brings the next
+# sample sooner, and the count grows without bound as the host gets busier
+# and the guest slower. At 400 us the test kernel took about 2000 fp,defer
+# samples on a quiet host, 4991 beside another boot and 23068 in a CI run
+# (12 of that boot's 19 minutes to record and fold); the debug kernel,
+# whose walk took about 400 us, 44580.
+BASH_PERIOD=1600000
+! grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null || BASH_PERIOD=6400000
 for mode in fp dwarf fp,defer; do
 	f=/tmp/perf-bash-$(echo $mode | tr , -).data
 	$P record -q -N --call-graph $mode -e cpu-clock -c $BASH_PERIOD -o $f \
