@@ -546,7 +546,7 @@ dlflags="-O2 -g -Wall -Werror -fno-omit-frame-pointer -fno-optimize-sibling-call
 	"$REPO/harness/demo/dlswap_demo.c" &&
   gcc $dlflags -fPIC -shared -DDLSWAP_LIB=2 -o "$out/libdlswap_b.so" \
 	"$REPO/harness/demo/dlswap_demo.c" &&
-  gcc $dlflags -o "$out/dlswap_demo" "$REPO/harness/demo/dlswap_demo.c"; } ||
+  gcc $dlflags -pthread -o "$out/dlswap_demo" "$REPO/harness/demo/dlswap_demo.c"; } ||
 	die "building dlswap_demo failed"
 if [ -f "$SRC/tools/unwind/unwindprof/Makefile" ]; then
 	if command -v clang-14 >/dev/null && command -v bpftool >/dev/null; then

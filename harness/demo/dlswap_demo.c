@@ -12,8 +12,13 @@
  *                   address), libdlswap_a.so closed, and main() ->
  *                   phase() -> work_b() reads N times more.
  *
- * Usage: dlswap_demo [-n N] [-s SIZE] (defaults 500 reads of 1 MiB). It
- * prints "dlswap_demo: N reads in work_a, N in work_b".
+ * Usage: dlswap_demo [-t] [-n N] [-s SIZE] (defaults 500 reads of 1 MiB).
+ * It prints "dlswap_demo: N reads in work_a, N in work_b". With -t,
+ * main() closes libdlswap_a.so, starts a thread and ends with
+ * pthread_exit(); the thread waits until /proc/self/maps reads as empty
+ * (the leader is gone, the process runs on in its memory), then opens
+ * libdlswap_b.so and reads in thread_main() -> phase() -> work_b(): no
+ * code of libdlswap_b.so runs while the leader's maps could show it.
  *
  * A profiler that names frames from /proc/PID/maps reads the maps again
  * when it meets work_b()'s addresses, and finds libdlswap_a.so gone.
@@ -22,6 +27,8 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,18 +89,67 @@ static long phase(work_fn fn, int fd, char *buf, long size, int n)
 	return fn(fd, buf, size, n);
 }
 
+static struct {
+	const char *dir;
+	int fd, n;
+	char *buf;
+	long size, a;
+} second;
+
+static void report(long a, long b)
+{
+	printf("dlswap_demo: %ld reads in work_a, %ld in work_b\n", a, b);
+	fflush(stdout);
+}
+
+/* Has the leader gone? Its maps, which /proc/self names, read as empty. */
+static int leader_gone(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int empty;
+
+	if (!f)
+		return 1;
+	empty = !fgets(line, sizeof(line), f);
+	fclose(f);
+	return empty;
+}
+
+/* -t: the second phase, in a thread that outlives main(). */
+static void *thread_main(void *arg)
+{
+	work_fn fb;
+	void *hb;
+	long b;
+
+	while (!leader_gone())
+		sched_yield();
+	hb = open_lib(second.dir, "libdlswap_b.so");
+	fb = (work_fn)dlsym(hb, "work_b");
+	b = fb ? phase(fb, second.fd, second.buf, second.size, second.n) : -1;
+	report(second.a, b);
+	dlclose(hb);
+	exit(second.a == second.n && b == second.n ? 0 : 1);
+}
+
 int main(int argc, char **argv)
 {
 	long size = 1 << 20, a, b;
-	int n = 500, fd, opt;
-	char dir[4096], *slash;
+	int n = 500, fd, opt, threaded = 0;
+	pthread_t t;
+	static char dir[4096];
+	char *slash;
 	void *ha, *hb;
 	work_fn fa, fb;
 	char *buf;
 	ssize_t len;
 
-	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "tn:s:")) != -1) {
 		switch (opt) {
+		case 't':
+			threaded = 1;
+			break;
 		case 'n':
 			n = atoi(optarg);
 			break;
@@ -101,7 +157,7 @@ int main(int argc, char **argv)
 			size = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: dlswap_demo [-n N] [-s SIZE]\n");
+			fprintf(stderr, "usage: dlswap_demo [-t] [-n N] [-s SIZE]\n");
 			return 2;
 		}
 	}
@@ -121,11 +177,23 @@ int main(int argc, char **argv)
 	ha = open_lib(dir, "libdlswap_a.so");
 	fa = (work_fn)dlsym(ha, "work_a");
 	a = fa ? phase(fa, fd, buf, size, n) : -1;
+	if (threaded) {
+		dlclose(ha);
+		second.dir = dir;
+		second.fd = fd;
+		second.n = n;
+		second.buf = buf;
+		second.size = size;
+		second.a = a;
+		if (pthread_create(&t, NULL, thread_main, NULL))
+			return 1;
+		pthread_exit(NULL);
+	}
 	hb = open_lib(dir, "libdlswap_b.so");
 	dlclose(ha);
 	fb = (work_fn)dlsym(hb, "work_b");
 	b = fb ? phase(fb, fd, buf, size, n) : -1;
-	printf("dlswap_demo: %ld reads in work_a, %ld in work_b\n", a, b);
+	report(a, b);
 	dlclose(hb);
 	return a == n && b == n ? 0 : 1;
 }

@@ -21,6 +21,7 @@
  * summary goes to stderr.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -422,10 +423,17 @@ static int proc_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 	char why[256];
 	int fd;
 
-	/* The vDSO, "[vdso: PID]": read from the process's memory. */
-	if (!m)
+	/*
+	 * The vDSO, "[vdso: PID]": read from the process's memory. A file's
+	 * module without its record (report_file() could not allocate it) is
+	 * refused, not left to libdwfl's own lookup by path.
+	 */
+	if (!m) {
+		if (strncmp(name, "[vdso: ", 7))
+			return -1;
 		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
 						file_name, elfp);
+	}
 	fd = open_mapped(m, &how, why, sizeof(why));
 	if (fd < 0)
 		say_refused(m, why);
@@ -469,9 +477,12 @@ static int forget_module(Dwfl_Module *mod, void **userdata, const char *name,
  * inside libdwfl's own module: an abort whenever a module went away (a
  * library unloaded while profiled, seen as a test in bpf_prof).
  */
+static uint64_t modules_dropped;	/* for -v */
+
 static int drop_module(Dwfl_Module *mod, void *userdata, const char *name,
 		       Dwarf_Addr base, void *arg)
 {
+	modules_dropped++;
 	return forget_module(mod, userdata, name, base, arg);
 }
 
@@ -506,6 +517,46 @@ static int report_file(struct proc *p, const struct mapped *m,
 }
 
 /*
+ * The maps of process @pid, its first line read into @line: the process's,
+ * or, once its leader has exited, a thread's (pthread_exit() in main()
+ * leaves /proc/PID/maps empty while the other threads run on in the same
+ * memory). NULL when no thread shows a mapping: the process has exited.
+ */
+static FILE *open_maps(pid_t pid, char *line, size_t size)
+{
+	char path[64];
+	struct dirent *d;
+	FILE *f;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (f && read_line(f, line, size))
+		return f;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return NULL;
+	f = NULL;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/maps", (int)pid,
+			 d->d_name);
+		f = fopen(path, "re");
+		if (f && read_line(f, line, size))
+			break;
+		if (f)
+			fclose(f);
+		f = NULL;
+	}
+	closedir(dir);
+	return f;
+}
+
+/*
  * The modules of process @p, from /proc/PID/maps, as libdwfl's
  * dwfl_linux_proc_report() makes them: one a file, from the start of its
  * first mapping to the end of its last in a row, whatever anonymous
@@ -514,7 +565,7 @@ static int report_file(struct proc *p, const struct mapped *m,
  */
 static int proc_report(struct proc *p)
 {
-	char pid[16], path[32], line[PATH_MAX + 256], vdso[32];
+	char pid[16], line[PATH_MAX + 256], vdso[32];
 	struct mnts mnts = { 0 };
 	struct mapped m, run = { 0 };
 	struct maps_line l;
@@ -523,19 +574,14 @@ static int proc_report(struct proc *p)
 	FILE *f;
 
 	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
 	/*
 	 * A process that has exited and is not reaped yet shows no mappings.
 	 * Its stacks are still coming (the ring buffer lags behind under
 	 * load): its modules are kept for them, not dropped as unmapped.
 	 */
-	if (!read_line(f, line, sizeof(line))) {
-		fclose(f);
+	f = open_maps(p->pid, line, sizeof(line));
+	if (!f)
 		return -1;
-	}
 	/* Modules may have gone (dlclose()) as others came. */
 	syms_clear(p);
 	read_mounts(pid, &mnts);
@@ -1353,6 +1399,10 @@ int main(int argc, char **argv)
 			" of no sample), %" PRIu64 " entries held at the end\n",
 			st.unmatched_stacks, counters[UP_CNT_REQ_FAIL], st.ctxs,
 			st.foreign_ctxs, held);
+	if (opt.verbose)
+		fprintf(stderr,
+			"unwindprof: %" PRIu64 " modules dropped (unmapped since they were read)\n",
+			modules_dropped);
 	if (!child && opt.cmd && WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "unwindprof: %s exited with status %d\n", opt.cmd[0],
 			WEXITSTATUS(status));
