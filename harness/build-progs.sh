@@ -548,6 +548,8 @@ dlflags="-O2 -g -Wall -Werror -fno-omit-frame-pointer -fno-optimize-sibling-call
 	"$REPO/harness/demo/dlswap_demo.c" &&
   gcc $dlflags -pthread -o "$out/dlswap_demo" "$REPO/harness/demo/dlswap_demo.c"; } ||
 	die "building dlswap_demo failed"
+# A process that rewrites its own vDSO's strings, for unwindprof's vDSO rule.
+build vdso_forge "$REPO/harness/demo/vdso_forge.c"
 if [ -f "$SRC/tools/unwind/unwindprof/Makefile" ]; then
 	if command -v clang-14 >/dev/null && command -v bpftool >/dev/null; then
 		make -s -C "$SRC/tools/unwind/unwindprof" O="$BUILD/unwindprof" \

@@ -434,6 +434,24 @@ mutate unwindprof_opens_by_path tools/unwind/unwindprof/unwindprof.c \
 mutate unwindprof_ctx_kept tools/unwind/unwindprof/unwindprof.c \
 	'		p = *pend_slot(h->tid, h->cookie);' '		p = pend_get(h->tid, h->cookie);' \
 	bpf_prof.15
+# Step 83: dwfl_report_end()'s callback frees what it is handed, the
+# address of the module's userdata (bpf_prof 17 aborts); the maps of a
+# process whose leader has gone are not read through a thread (17: the
+# second library "[unknown]"); the vDSO read from the process's memory
+# (18: frames named after the strings it rewrote).
+mutate unwindprof_free_userdata_address tools/unwind/unwindprof/unwindprof.c \
+	'	return forget_module(mod, userdata, name, base, arg);' \
+	'	free(userdata);
+	return DWARF_CB_OK;' \
+	bpf_prof.17
+mutate unwindprof_leader_maps_only tools/unwind/unwindprof/unwindprof.c \
+	'	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);' \
+	'	return NULL;' \
+	bpf_prof.17
+mutate unwindprof_vdso_from_process tools/unwind/unwindprof/unwindprof.c \
+	'		*elfp = vdso_elf(mod, pid, why, sizeof(why));' \
+	'		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);' \
+	bpf_prof.18
 
 # perf's client (kernel/events/).
 mutate perf_output_all kernel/events/callchain_deferred.c \

@@ -21,7 +21,9 @@
 #    perf's entries, for which no stack comes here, are not kept (m18).
 #  - a library unloaded while profiled: both libraries' frames named,
 #    also when main() has gone with pthread_exit() and another thread
-#    runs the library loaded last.
+#    runs the library loaded last;
+#  - the vDSO named from unwindprof's own copy, never from a process's
+#    rewritten one.
 U=/tests/bin/unwindprof
 P=/tests/perf/perf
 DEMO=/tests/bin/unwind_demo_sframe
@@ -79,10 +81,10 @@ at_least() {
 }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..18"
 
 if [ ! -x $U ]; then
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do
 		skip "unwindprof $i" "no $U (not built: needs clang-14 and bpftool)"
 	done
 	exit 0
@@ -395,3 +397,33 @@ nb=$(total /tmp/bp-dlt.txt "^dlswap_demo;.*;thread_main;phase;work_b [0-9]+$")
 nd=$(dropped /tmp/bp-dlt.out)
 check "the same with main() gone (pthread_exit()): exit status $rc, $na samples named main;phase;work_a, $nb thread_main;phase;work_b, ${nd:-no} modules dropped" \
 	dl_ok /tmp/bp-dlt.out 1
+
+# ---- The vDSO: named from unwindprof's own copy, and only while the
+# process maps the same bytes. vdso_forge rewrites every "clock_gettime"
+# of its vDSO's strings as "FORGE_gettime" through /proc/self/mem, then
+# calls clock_gettime() in a loop: no frame may be named after what it
+# wrote (libdwfl's own lookup read the image from the process's memory,
+# root parsing an ELF a user made: review of step 83, 5), and the frames
+# are named by address. With -k it leaves the vDSO alone: the same
+# frames are named clock_gettime.
+echo "# unwindprof -F 1000 -o /tmp/bp-vdso.txt -- vdso_forge; the same with -k"
+$U -F 1000 -o /tmp/bp-vdso.txt -- /tests/bin/vdso_forge >/tmp/bp-vdso.out 2>&1
+rc=$?
+$U -F 1000 -o /tmp/bp-vdsok.txt -- /tests/bin/vdso_forge -k >/tmp/bp-vdsok.out 2>&1
+rck=$?
+show /tmp/bp-vdso.out 5
+show /tmp/bp-vdso.txt 3
+show /tmp/bp-vdsok.out 3
+show /tmp/bp-vdsok.txt 3
+forged=$(total /tmp/bp-vdso.txt "FORGE")
+byaddr=$(total /tmp/bp-vdso.txt "^vdso_forge;.*;[[]vdso: [0-9]+[]][+]0x[0-9a-f]+ [0-9]+$")
+named=$(total /tmp/bp-vdsok.txt "^vdso_forge;.*clock_gettime [0-9]+$")
+vdso_ok() {
+	[ $rc = 0 ] && [ $rck = 0 ] && [ "$forged" = 0 ] && [ "$byaddr" -gt 0 ] &&
+	[ "$named" -gt 0 ] &&
+	grep -q "^vdso_forge: [1-9][0-9]* names changed" /tmp/bp-vdso.out &&
+	grep -q "^unwindprof: not symbolizing the vDSO of [0-9]*: its bytes are not the kernel's (rewritten)$" \
+		/tmp/bp-vdso.out
+}
+check "a rewritten vDSO: $forged samples named after its strings, $byaddr by address; untouched: $named in clock_gettime" \
+	vdso_ok

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -405,6 +406,70 @@ static void say_refused(const struct mapped *m, const char *why)
 }
 
 /*
+ * Our own vDSO, copied once: the kernel maps the same image into every
+ * process of our ABI. A process can rewrite its copy (a write through
+ * /proc/PID/mem to its private pages, as a debugger puts a breakpoint),
+ * so a profiled process's vDSO is named from ours, and only while its
+ * bytes are ours: libdwfl's own reading of the process's memory would have
+ * root parse an ELF image that the user wrote.
+ */
+static char *self_vdso;
+static size_t self_vdso_size;
+
+static void copy_self_vdso(void)
+{
+	unsigned long long start, end;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return;
+	while (read_line(f, line, sizeof(line)))
+		if (strstr(line, " [vdso]") &&
+		    sscanf(line, "%llx-%llx", &start, &end) == 2 && end > start &&
+		    start == getauxval(AT_SYSINFO_EHDR)) {
+			self_vdso = malloc(end - start);
+			if (self_vdso) {
+				memcpy(self_vdso, (void *)(uintptr_t)start, end - start);
+				self_vdso_size = end - start;
+			}
+			break;
+		}
+	fclose(f);
+}
+
+/* The ELF of module @mod, the vDSO of process @pid, or NULL with @why set. */
+static Elf *vdso_elf(Dwfl_Module *mod, int pid, char *why, size_t size)
+{
+	Dwarf_Addr start, end;
+	char path[64], *buf;
+	ssize_t n = -1;
+	int fd;
+
+	dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	if (!self_vdso || end - start != self_vdso_size) {
+		snprintf(why, size, "not the size of ours (another ABI?)");
+		return NULL;
+	}
+	buf = malloc(self_vdso_size);
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (buf && fd >= 0)
+		n = pread(fd, buf, self_vdso_size, start);
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)self_vdso_size || memcmp(buf, self_vdso, self_vdso_size)) {
+		snprintf(why, size, "%s", n != (ssize_t)self_vdso_size ?
+			 "unreadable" : "its bytes are not the kernel's (rewritten)");
+		free(buf);
+		return NULL;
+	}
+	free(buf);
+	/* libelf reads our copy in place; it stays for the run. */
+	return elf_memory(self_vdso, self_vdso_size);
+}
+
+/*
  * libdwfl's find_elf. Its own, dwfl_linux_proc_find_elf(), opens the path
  * that /proc/PID/maps shows, in our mount namespace, following links and
  * blocking on a FIFO; and it would have root parse the ELF and DWARF of
@@ -424,15 +489,20 @@ static int proc_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 	int fd;
 
 	/*
-	 * The vDSO, "[vdso: PID]": read from the process's memory. A file's
-	 * module without its record (report_file() could not allocate it) is
-	 * refused, not left to libdwfl's own lookup by path.
+	 * The vDSO, "[vdso: PID]": ours, when the process maps the same
+	 * bytes. A file's module without its record (report_file() could not
+	 * allocate it) is refused, not left to libdwfl's lookup by path.
 	 */
 	if (!m) {
-		if (strncmp(name, "[vdso: ", 7))
+		int pid;
+
+		if (sscanf(name, "[vdso: %d]", &pid) != 1)
 			return -1;
-		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
-						file_name, elfp);
+		*elfp = vdso_elf(mod, pid, why, sizeof(why));
+		if (!*elfp)
+			fprintf(stderr, "unwindprof: not symbolizing the vDSO of %d: %s\n",
+				pid, why);
+		return -1;
 	}
 	fd = open_mapped(m, &how, why, sizeof(why));
 	if (fd < 0)
@@ -1278,6 +1348,7 @@ int main(int argc, char **argv)
 		load_tables();
 	/* For a mapped file on a device the process's namespace does not show. */
 	read_mounts("self", &self_mnts);
+	copy_self_vdso();
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
