@@ -358,22 +358,27 @@ check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held e
 # ---- A library unloaded while profiled: dlswap_demo closes
 # libdlswap_a.so once work_b() of libdlswap_b.so is loaded, and reads in
 # work_b(). Both libraries' frames are named, each under main;phase.
-dropped() {
-	sed -n 's/^unwindprof: \([0-9]*\) modules dropped .*/\1/p' "$1"
+# dl_run TAG B_CALLER [ARGS]: unwindprof -v on dlswap_demo ARGS into
+# /tmp/bp-TAG.*; sets rc, and na, nb and nd: the samples named
+# main;phase;work_a and B_CALLER;phase;work_b, and the modules dropped.
+dl_run() {
+	f=/tmp/bp-$1
+	echo "# unwindprof -v -F 1000 -o $f.txt -- dlswap_demo $3"
+	# shellcheck disable=SC2086
+	$U -v -F 1000 -o $f.txt -- /tests/bin/dlswap_demo $3 >$f.out 2>&1
+	rc=$?
+	grep -v '^libbpf:' $f.out >$f.out2
+	show $f.out2 10
+	show $f.txt 6
+	na=$(total $f.txt "^dlswap_demo;.*;main;phase;work_a [0-9]+$")
+	nb=$(total $f.txt "^dlswap_demo;.*;$2;phase;work_b [0-9]+$")
+	nd=$(sed -n 's/^unwindprof: \([0-9]*\) modules dropped .*/\1/p' $f.out)
 }
-echo "# unwindprof -v -F 1000 -o /tmp/bp-dl.txt -- dlswap_demo"
-$U -v -F 1000 -o /tmp/bp-dl.txt -- /tests/bin/dlswap_demo >/tmp/bp-dl.out 2>&1
-rc=$?
-grep -v '^libbpf:' /tmp/bp-dl.out >/tmp/bp-dl.out2
-show /tmp/bp-dl.out2 10
-show /tmp/bp-dl.txt 6
-na=$(total /tmp/bp-dl.txt "^dlswap_demo;.*;main;phase;work_a [0-9]+$")
-nb=$(total /tmp/bp-dl.txt "^dlswap_demo;.*;main;phase;work_b [0-9]+$")
-nd=$(dropped /tmp/bp-dl.out)
 dl_ok() {	# OUTPUT DROPPED: at least DROPPED modules dropped
 	[ $rc = 0 ] && [ "$na" -gt 0 ] && [ "$nb" -gt 0 ] && [ "${nd:-0}" -ge "$2" ] &&
 	grep -q "^dlswap_demo: 500 reads in work_a, 500 in work_b$" "$1"
 }
+dl_run dl main
 check "a library unloaded while profiled: exit status $rc, $na samples named main;phase;work_a, $nb main;phase;work_b, ${nd:-no} modules dropped" \
 	dl_ok /tmp/bp-dl.out 0
 
@@ -386,15 +391,7 @@ check "a library unloaded while profiled: exit status $rc, $na samples named mai
 # Before step 83 the callback for that drop freed a pointer inside
 # libdwfl's module, an abort; with step 83's first version, the empty read
 # was taken for an exit and work_b() was "[unknown]" (seen failing so).
-echo "# unwindprof -v -F 1000 -o /tmp/bp-dlt.txt -- dlswap_demo -t"
-$U -v -F 1000 -o /tmp/bp-dlt.txt -- /tests/bin/dlswap_demo -t >/tmp/bp-dlt.out 2>&1
-rc=$?
-grep -v '^libbpf:' /tmp/bp-dlt.out >/tmp/bp-dlt.out2
-show /tmp/bp-dlt.out2 10
-show /tmp/bp-dlt.txt 6
-na=$(total /tmp/bp-dlt.txt "^dlswap_demo;.*;main;phase;work_a [0-9]+$")
-nb=$(total /tmp/bp-dlt.txt "^dlswap_demo;.*;thread_main;phase;work_b [0-9]+$")
-nd=$(dropped /tmp/bp-dlt.out)
+dl_run dlt thread_main -t
 check "the same with main() gone (pthread_exit()): exit status $rc, $na samples named main;phase;work_a, $nb thread_main;phase;work_b, ${nd:-no} modules dropped" \
 	dl_ok /tmp/bp-dlt.out 1
 
