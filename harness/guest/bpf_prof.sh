@@ -349,10 +349,14 @@ show /tmp/bp-leak-perf.out 5
 set -- $(sed -n 's/.* contexts (\([0-9]*\) of no sample), \([0-9]*\) entries held at the end$/\1 \2/p' \
 	/tmp/bp-leak.out)
 foreign=${1:-0} held=${2:-none}
+# At most a quarter of perf's contexts: entries of ours still waiting when
+# it stops are a few, more on a loaded debug kernel (21 in one CI run,
+# beside 648 contexts); the leak held one an entry of perf's.
 leak_ok() {
-	[ "$foreign" -ge 100 ] && [ "$held" != none ] && [ "$held" -le 20 ]
+	[ "$foreign" -ge 100 ] && [ "$held" != none ] &&
+	[ $((held * 4)) -le "$foreign" ]
 }
-check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held entries held at the end (at most 20)" \
+check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held entries held at the end (at most a quarter of them)" \
 	leak_ok
 
 # ---- A library unloaded while profiled: dlswap_demo closes
