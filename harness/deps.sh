@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio qemu-system-x86
-      busybox-static ccache python3 python3-ply python3-git gcc-multilib git rsync kmod perl
+      busybox-static ccache python3 python3.11 python3-ply python3-git gcc-multilib git rsync kmod perl
       linux-perf libdw-dev libtraceevent-dev liblzma-dev libbz2-dev libzstd-dev zlib1g-dev
       trace-cmd clang-14 libclang-rt-14-dev lld-14
       libbpf-dev bpftool dwarves

@@ -29,6 +29,18 @@ carry /usr/bin/perf /tests/debian/perf
 carry /bin/bash /bin/bash
 # util-linux's setpriv, to run a test as an unprivileged user.
 carry /usr/bin/setpriv /usr/bin/setpriv
+# Debian's python3.11 with what "import decimal" needs (eh_late.sh): the
+# _decimal extension module, which it dlopen()s, and the pure-Python
+# modules it imports (-S: no site). os.py is the landmark python3.11 finds
+# its library by.
+carry /usr/bin/python3.11 /usr/bin/python3.11
+for f in os.py decimal.py numbers.py keyword.py operator.py reprlib.py \
+	collections/__init__.py collections/abc.py encodings/__init__.py \
+	encodings/aliases.py encodings/utf_8.py \
+	lib-dynload/_decimal.cpython-311-x86_64-linux-gnu.so; do
+	mkdir -p "$root/usr/lib/python3.11/$(dirname "$f")"
+	cp "/usr/lib/python3.11/$f" "$root/usr/lib/python3.11/$f"
+done
 # Debian's trace-cmd, to read what the ftrace part records.
 carry /usr/bin/trace-cmd /tests/debian/trace-cmd
 # The ftrace selftests of the series, with ftracetest.

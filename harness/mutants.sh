@@ -547,6 +547,15 @@ mutate perf_unpriv_silent tools/perf/util/sframe-tables.c \
 mutate perf_helper_ends_record tools/perf/util/sframe-tables.c \
 	'	old_chld = signal(SIGCHLD, SIG_DFL);' '	old_chld = signal(SIGCHLD, SIG_IGN); signal(SIGCHLD, old_chld);' \
 	eh_tables.3
+# Code mapped while recording (step 84): no helper run for it, and a
+# helper whose parent's exit sends SIGCHLD (which ends the recording).
+mutate perf_late_not_loaded tools/perf/util/sframe-tables.c \
+	'	run_helper(st, m->pid);' '' \
+	eh_late.3
+mutate perf_late_helper_ends_record tools/perf/util/sframe-tables.c \
+	'		      CLONE_VM | CLONE_VFORK, &hc);' \
+	'		      CLONE_VM | CLONE_VFORK | SIGCHLD, &hc);' \
+	eh_late.3
 
 # Contract 21: a thread's context, its event and its join (steps 43-45).
 # MUTANT_JOB=context runs just these against the context job.
