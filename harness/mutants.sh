@@ -413,10 +413,10 @@ mutate bpf_event_nr_off include/trace/events/unwind.h \
 	bpf_prof.5
 mutate bpf_never_released kernel/unwind/bpf.c \
 	$'\tif (aux->unwind_user_ref)\n\t\tunwind_shared_put(&bpf_unwind);\n' '' \
-	bpf_unwind.10
+	bpf_unwind.13
 mutate bpf_release_at_once kernel/unwind/shared.c \
 	$'#define UNWIND_SHARED_RELEASE_DELAY\tHZ' $'#define UNWIND_SHARED_RELEASE_DELAY\t0' \
-	bpf_unwind.10
+	bpf_unwind.13
 # unwindprof --off-cpu counts a quarter of each block too little: the
 # blocked time of each of offcpu_demo's three waits against the demo's own
 # measure (bpf_prof 8-10).
@@ -547,10 +547,19 @@ mutate perf_unpriv_silent tools/perf/util/sframe-tables.c \
 mutate perf_helper_ends_record tools/perf/util/sframe-tables.c \
 	'	old_chld = signal(SIGCHLD, SIG_DFL);' '	old_chld = signal(SIGCHLD, SIG_IGN); signal(SIGCHLD, old_chld);' \
 	eh_tables.3
+# Deep stacks (step 85): a stack deeper than the cache page is cut at the
+# page, and a cut is never marked.
+mutate deep_never_grows kernel/unwind/deferred.c \
+	'			if (walk.nr == UNWIND_MAX_ENTRIES && bound + 1 > max) {' \
+	'			if (0) {' \
+	bpf_unwind.10
+mutate deep_cut_unmarked kernel/unwind/deferred.c \
+	'		cache->truncated = cut;' '		cache->truncated = false;' \
+	bpf_unwind.11
 # Code mapped while recording (step 84): no helper run for it, and a
 # helper whose parent's exit sends SIGCHLD (which ends the recording).
 mutate perf_late_not_loaded tools/perf/util/sframe-tables.c \
-	'	run_helper(st, m->pid);' '' \
+	'	run_helper(st, m->pid);' '	if (0) run_helper(st, m->pid);' \
 	eh_late.3
 mutate perf_late_helper_ends_record tools/perf/util/sframe-tables.c \
 	'		      CLONE_VM | CLONE_VFORK, &hc);' \
@@ -681,7 +690,7 @@ mutate delay_fill_null_mm kernel/trace/trace_deferred_unwind.c \
 # after it.
 mutate reset_traceable kernel/unwind/deferred.c \
 	'notrace void __unwind_reset_info(void)' 'void __unwind_reset_info(void)' \
-	bpf_unwind.12
+	bpf_unwind.15
 # The note search stops at the first note again, readable or not.
 mutate note_first_only kernel/unwind/sframe_vma.c \
 	$'\tfor (i = 0; i < phnum && len <= 0; i++) {' $'\tfor (i = 0; i < phnum && !len; i++) {' \

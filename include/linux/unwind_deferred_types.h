@@ -10,11 +10,21 @@
  * struct unwind_cache - the user stack walked during one kernel entry
  * @cookie:	the entry's cookie; the trace is valid while it matches
  * @nr_entries:	number of valid entries
+ * @truncated:	the walk stopped at the bound with frames left
+ * @in_deep:	the entries are in @deep, not in @entries
+ * @deep_cap:	entries @deep has room for
+ * @deep:	for a stack deeper than @entries holds: a buffer sized to
+ *		kernel.unwind_max_frames (plus one), taken the first time the
+ *		task's stack was that deep, kept until the task is freed
  * @entries:	user instruction addresses, innermost first
  */
 struct unwind_cache {
 	u64		cookie;
 	unsigned int	nr_entries;
+	bool		truncated;
+	bool		in_deep;
+	unsigned int	deep_cap;
+	unsigned long	*deep;
 	unsigned long	entries[];
 };
 

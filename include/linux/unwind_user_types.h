@@ -7,11 +7,15 @@
 /**
  * struct unwind_stacktrace - a user-space stack trace
  * @nr:		number of valid entries
+ * @truncated:	the deferred walk stopped at kernel.unwind_max_frames with
+ *		frames left: the stack is deeper than @nr. Set by the deferred
+ *		core only; unwind_user() leaves it alone.
  * @entries:	user instruction addresses, innermost first; the array is
  *		owned by the caller
  */
 struct unwind_stacktrace {
 	unsigned int	nr;
+	bool		truncated;
 	unsigned long	*entries;
 };
 

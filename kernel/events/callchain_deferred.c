@@ -30,8 +30,9 @@
 
 /*
  * A record's size is 16 bits wide. Leave room for the fixed fields and the
- * largest sample_id; the unwinder's cache holds far fewer entries anyway
- * with 4 KiB pages.
+ * largest sample_id: 8159 entries. kernel.unwind_max_frames may be set
+ * higher; such chains are cut here, unmarked, as the record has no room
+ * for a mark (Documentation/trace/unwind_deferred.rst).
  */
 #define PERF_DEFERRED_MAX_IPS	((U16_MAX - 256U) / sizeof(u64))
 

@@ -258,7 +258,9 @@ static void trace_deferred_unwind_deliver(struct unwind_work *work,
 		entry = ring_buffer_event_data(event);
 		entry->cookie = cookie;
 		entry->nr = nr;
-		entry->dropped = trace->nr - nr;
+		/* A walk cut at its bound left at least one frame out. */
+		entry->dropped = trace->nr - nr + trace->truncated;
+		entry->truncated = trace->truncated;
 		frames = (struct user_unwind_frame *)entry->frames;
 		user_unwind_frames_fill(mm, trace->entries, nr, frames);
 		trace_buffer_unlock_commit_nostack(buffer, event);
@@ -417,7 +419,10 @@ trace_user_unwind_stack_print(struct trace_iterator *iter, int flags,
 					 frame->ino);
 		trace_seq_putc(s, '\n');
 	}
-	if (field->dropped)
+	if (field->truncated)
+		trace_seq_printf(s, " => ... at least %u more frames (cut at kernel.unwind_max_frames)\n",
+				 field->dropped);
+	else if (field->dropped)
 		trace_seq_printf(s, " => ... %u more frames\n", field->dropped);
 
 	return trace_handle_return(s);
@@ -436,7 +441,8 @@ trace_user_unwind_stack_raw(struct trace_iterator *iter, int flags,
 	nr = user_unwind_stack_nr(iter, field);
 	frame = (struct user_unwind_frame *)field->frames;
 
-	trace_seq_printf(s, "%llx %u %u", field->cookie, nr, field->dropped);
+	trace_seq_printf(s, "%llx %u %u %u", field->cookie, nr, field->dropped,
+			 field->truncated);
 	for (i = 0; i < nr; i++, frame++)
 		trace_seq_printf(s, " %llx %llx %llx %llu", frame->ip,
 				 frame->offset, frame->dev, frame->ino);

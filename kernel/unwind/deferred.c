@@ -33,6 +33,7 @@
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
@@ -41,9 +42,11 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/sysctl.h>
 #include <linux/unwind_context.h>
 #include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 #include <trace/events/unwind.h>
@@ -54,6 +57,20 @@
 #define UNWIND_CACHE_SIZE	PAGE_SIZE
 #define UNWIND_MAX_ENTRIES						\
 	((UNWIND_CACHE_SIZE - sizeof(struct unwind_cache)) / sizeof(long))
+
+/*
+ * kernel.unwind_max_frames: how deep a deferred walk goes. A stack that
+ * fits the cache page costs nothing more; a deeper one is walked into a
+ * buffer of the bound's size plus one entry (to tell a stack of exactly
+ * the bound from a deeper one), taken then and kept until the task exits
+ * or execs. The limits are one less than powers of two, so that the buffer
+ * is one: 32 KiB at the default, 256 KiB at the upper limit.
+ */
+#define UNWIND_MIN_FRAMES	16U
+#define UNWIND_MAX_FRAMES	32767U
+static unsigned int unwind_max_frames = 4095;
+static unsigned int unwind_min_frames_limit = UNWIND_MIN_FRAMES;
+static unsigned int unwind_max_frames_limit = UNWIND_MAX_FRAMES;
 
 #define UNWIND_WORK_MASK	GENMASK(BITS_PER_LONG - 1, UNWIND_FIRST_WORK_BIT)
 
@@ -222,8 +239,72 @@ static bool unwind_task_refused(struct task_struct *task)
 }
 
 /*
+ * Walk into @walk, at most @max entries, from the user state the task
+ * entered the kernel with: with @from_regs the one kept before a signal
+ * frame or a restart changed the registers (see unwind_deferred_signal()),
+ * else the registers, which nothing changed yet.
+ */
+static void unwind_walk_entry(struct unwind_task_info *info, bool from_regs,
+			      struct unwind_stacktrace *walk, unsigned int max)
+{
+	walk->nr = 0;
+	walk->truncated = false;
+	if (from_regs)
+		unwind_user_from(&info->regs, walk, max);
+	else
+		unwind_user(walk, max);
+}
+
+/* Free @cache's buffer for deep stacks; in any context. */
+static void unwind_free_deep(struct unwind_cache *cache)
+{
+	void *deep = cache->deep;
+
+	cache->deep = NULL;
+	cache->deep_cap = 0;
+	cache->in_deep = false;
+	/* free_task() may run where vfree() may not sleep. */
+	if (is_vmalloc_addr(deep))
+		vfree_atomic(deep);
+	else
+		kfree(deep);
+}
+
+/*
+ * The stack filled the cache page and the bound is larger: walk it again,
+ * whole, into @cache->deep, taken (or grown) to @max entries now. The
+ * walker keeps no state to go on from where the page ended; a task whose
+ * buffer is there already walks into it at once (unwind_walk_cached()).
+ * Returns false if the buffer could not be had: the page's walk then
+ * stands, cut. __GFP_RETRY_MAYFAIL: a profiler's wish for depth is no
+ * reason to call the OOM killer.
+ */
+static bool unwind_walk_deep(struct unwind_task_info *info, bool from_regs,
+			     struct unwind_cache *cache,
+			     struct unwind_stacktrace *walk, unsigned int max)
+{
+	unsigned long *deep;
+
+	if (cache->deep_cap < max) {
+		unwind_free_deep(cache);
+		deep = kvmalloc_array(max, sizeof(*deep),
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				      __GFP_RETRY_MAYFAIL);
+		if (!deep)
+			return false;
+		cache->deep = deep;
+		cache->deep_cap = max;
+	}
+	walk->entries = cache->deep;
+	unwind_walk_entry(info, from_regs, walk, max);
+	return true;
+}
+
+/*
  * Walk the current task's user stack into its cache for the entry with
- * @cookie, unless the cache already holds that entry's trace.
+ * @cookie, unless the cache already holds that entry's trace. At most
+ * kernel.unwind_max_frames entries; the walk goes one further to know
+ * whether it stopped at the bound with frames left (@truncated).
  */
 static int unwind_walk_cached(struct unwind_task_info *info, u64 cookie,
 			      struct unwind_stacktrace *trace)
@@ -239,19 +320,35 @@ static int unwind_walk_cached(struct unwind_task_info *info, u64 cookie,
 
 	/* 0 is never an entry's cookie: walk rather than trust the cache. */
 	if (!cookie || cache->cookie != cookie) {
+		bool from_regs = READ_ONCE(info->state.mask) & UNWIND_REGS;
+		unsigned int bound = READ_ONCE(unwind_max_frames);
+		unsigned int max = min_t(unsigned int, bound + 1,
+					 UNWIND_MAX_ENTRIES);
 		struct unwind_stacktrace walk = { .entries = cache->entries };
+		bool cut = false;
 
-		/*
-		 * From the user state the task entered the kernel with: the
-		 * one kept before a signal frame or a restart changed the
-		 * registers (see unwind_deferred_signal()), else the
-		 * registers, which nothing changed yet.
-		 */
-		if (READ_ONCE(info->state.mask) & UNWIND_REGS)
-			unwind_user_from(&info->regs, &walk, UNWIND_MAX_ENTRIES);
-		else
-			unwind_user(&walk, UNWIND_MAX_ENTRIES);
+		cache->in_deep = bound + 1 > max && cache->deep_cap >= bound + 1;
+		if (cache->in_deep) {
+			/* Deep before: into the buffer at once. */
+			walk.entries = cache->deep;
+			unwind_walk_entry(info, from_regs, &walk, bound + 1);
+		} else {
+			unwind_walk_entry(info, from_regs, &walk, max);
+			if (walk.nr == UNWIND_MAX_ENTRIES && bound + 1 > max) {
+				cache->in_deep = unwind_walk_deep(info, from_regs,
+								  cache, &walk,
+								  bound + 1);
+				cut = !cache->in_deep;
+			}
+		}
+		/* Also cut by the walker's own budget of section reads. */
+		cut |= walk.truncated;
+		if (walk.nr > bound) {
+			walk.nr = bound;
+			cut = true;
+		}
 		cache->nr_entries = walk.nr;
+		cache->truncated = cut;
 		cache->cookie = cookie;
 #ifdef CONFIG_UNWIND_DEFERRED_WALK_COUNT
 		info->nr_walks++;
@@ -259,7 +356,8 @@ static int unwind_walk_cached(struct unwind_task_info *info, u64 cookie,
 	}
 
 	trace->nr = cache->nr_entries;
-	trace->entries = cache->entries;
+	trace->truncated = cache->truncated;
+	trace->entries = cache->in_deep ? cache->deep : cache->entries;
 	return 0;
 }
 
@@ -286,6 +384,7 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 	might_fault();
 
 	trace->nr = 0;
+	trace->truncated = false;
 	trace->entries = NULL;
 	if (unwind_task_refused(current))
 		return -EINVAL;
@@ -344,6 +443,7 @@ static void unwind_deferred_run(struct unwind_task_info *info)
 	 * before must not start a new one behind it.
 	 */
 	trace.nr = 0;
+	trace.truncated = false;
 	trace.entries = NULL;
 	if (!unwind_task_refused(current)) {
 		unwind_walk_cached(info, state.cookie, &trace);
@@ -605,6 +705,10 @@ void unwind_deferred_flush(void)
 	 * program registers its own.
 	 */
 	info->ctx_slot = 0;
+
+	/* The entry is over: a deep stack's buffer goes with the program. */
+	if (info->cache && info->cache->deep)
+		unwind_free_deep(info->cache);
 }
 
 /*
@@ -891,6 +995,29 @@ void unwind_task_init(struct task_struct *task, u64 clone_flags)
  */
 void unwind_task_free(struct task_struct *task)
 {
-	kfree(task->unwind_info.cache);
+	struct unwind_cache *cache = task->unwind_info.cache;
+
+	if (cache)
+		unwind_free_deep(cache);
+	kfree(cache);
 	task->unwind_info.cache = NULL;
 }
+
+static struct ctl_table unwind_sysctl[] = {
+	{
+		.procname	= "unwind_max_frames",
+		.data		= &unwind_max_frames,
+		.maxlen		= sizeof(unwind_max_frames),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &unwind_min_frames_limit,
+		.extra2		= &unwind_max_frames_limit,
+	},
+};
+
+static int __init unwind_sysctl_init(void)
+{
+	register_sysctl_init("kernel", unwind_sysctl);
+	return 0;
+}
+late_initcall(unwind_sysctl_init);

@@ -210,14 +210,17 @@ int sframe_table_remove(const u8 *id, unsigned int len);
 struct sframe_vma_info;
 
 /*
- * Reads of SFrame sections that one walk may make. A step through a function
- * of libc takes about 15 (12 rounds of search over its 3,713 FDEs, the FDE,
- * the rows), and steps in a function or at an address met before take
- * fewer, so the deepest walk a tracer records (510 frames) fits; a hostile
- * section, which can make every lookup cost the most it can, ends the walk
- * after a few dozen frames instead.
+ * Reads of SFrame sections that one walk may make: 32 a frame of the
+ * walk's cap, at least 16384. A step through a function of libc takes
+ * about 15 (12 rounds of search over its 3,713 FDEs, the FDE, the rows),
+ * and steps in a function or at an address met before take fewer, so a
+ * walk to its cap fits; a hostile section, which can make every lookup
+ * cost the most it can, ends the walk after a few dozen frames instead
+ * (a few hundred at kernel.unwind_max_frames' upper limit). A walk that
+ * spent the budget is marked truncated.
  */
-#define UNWIND_USER_SFRAME_READS	16384
+#define UNWIND_USER_SFRAME_READS	16384U
+#define UNWIND_USER_SFRAME_READS_FRAME	32U
 
 /* Rules a walk keeps by address: a power of 2. */
 #define UNWIND_USER_SFRAME_MEMO	8

@@ -448,9 +448,14 @@ static noinline int unwind_user_sigreturn(struct unwind_user_state *state,
 	return ret;
 }
 
+/* Frames walked between two chances for other tasks to run. */
+#define UNWIND_USER_RESCHED	1024
+
 /*
  * Walk from @state, recording the current frame and then each caller, until
- * the chain ends or @max_entries entries were recorded.
+ * the chain ends or @max_entries entries were recorded. Sets
+ * @trace->truncated when the walk's budget of SFrame reads ran out: a stop
+ * by a bound, not at the stack's end.
  */
 VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 				      struct unwind_stacktrace *trace,
@@ -461,10 +466,11 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 	struct unwind_user_stops stops;
 	/* The first two distinct ones; tasks rarely have more than one. */
 	unsigned long restorers[2] = { 0, 0 };
-	unsigned int nr_restorers;
+	unsigned int nr_restorers, resched_at = UNWIND_USER_RESCHED;
 #ifdef CONFIG_UNWIND_USER_SFRAME
 	struct unwind_user_sframe sframe = {
-		.reads_left = UNWIND_USER_SFRAME_READS,
+		.reads_left = max(UNWIND_USER_SFRAME_READS,
+				  UNWIND_USER_SFRAME_READS_FRAME * max_entries),
 	};
 
 	sw = &sframe;
@@ -480,8 +486,15 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 		stops.addr[stops.nr++] = unwind_user_uretprobe_trampoline();
 
 	trace->nr = 0;
+	trace->truncated = false;
 	while (trace->nr < max_entries) {
 		unsigned long first, len, stop;
+
+		/* Tens of thousands of frames: let others run now and then. */
+		if (trace->nr >= resched_at) {
+			cond_resched();
+			resched_at = trace->nr + UNWIND_USER_RESCHED;
+		}
 
 		if (!unwind_user_plain_fp(state, sw)) {
 			trace->entries[trace->nr++] = state->ip;
@@ -511,6 +524,8 @@ VISIBLE_IF_KUNIT int unwind_user_walk(struct unwind_user_state *state,
 			break;
 	}
 #ifdef CONFIG_UNWIND_USER_SFRAME
+	if (!sframe.reads_left)
+		trace->truncated = true;
 	unwind_user_sframe_done(sw);
 #endif
 	return 0;

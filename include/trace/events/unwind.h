@@ -94,7 +94,9 @@ TRACE_EVENT_FLAGS(unwind_user_context, TRACE_EVENT_FL_CAP_ANY)
  * it exits or execs. @cookie is the value the kfunc returned during that
  * entry, and the one perf's and ftrace's deferred stacks of the same entry
  * carry; @nr is the number of frames, innermost first, 0 when the walk
- * found none. Nothing is emitted for entries in which no BPF program asked.
+ * found none; @truncated is 1 when the walk stopped at
+ * kernel.unwind_max_frames with frames left. Nothing is emitted for
+ * entries in which no BPF program asked.
  */
 TRACE_EVENT(unwind_user_stack,
 
@@ -108,18 +110,21 @@ TRACE_EVENT(unwind_user_stack,
 		__dynamic_array(unsigned long, ips,
 				min_t(unsigned int, trace->nr,
 				      UNWIND_USER_STACK_EVENT_MAX))
+		/* After ips: programs that read ips at its old offset still do. */
+		__field(u8,		truncated)
 	),
 
 	TP_fast_assign(
 		__entry->cookie = cookie;
+		__entry->truncated = trace->truncated;
 		__entry->nr = trace->nr;
 		if (trace->nr)
 			memcpy(__get_dynamic_array(ips), trace->entries,
 			       __get_dynamic_array_len(ips));
 	),
 
-	TP_printk("cookie=0x%llx nr=%u ips=%s",
-		  __entry->cookie, __entry->nr,
+	TP_printk("cookie=0x%llx nr=%u truncated=%u ips=%s",
+		  __entry->cookie, __entry->nr, __entry->truncated,
 		  __print_array(__get_dynamic_array(ips),
 				__get_dynamic_array_len(ips) / sizeof(unsigned long),
 				sizeof(unsigned long)))

@@ -364,6 +364,8 @@ static int helper_parent(void *arg)
 			close(fd);
 		}
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+		/* Not perf's event and data descriptors (own table: no CLONE_FILES). */
+		close_range(3, ~0U, 0);
 		execv(hc->path, hc->argv);
 		_exit(127);
 	}
@@ -409,7 +411,7 @@ static int run_helper(struct sframe_tables *st, pid_t pid)
 		return -1;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &hc.mask);
-	/* The stack grows down on every architecture perf runs this on. */
+	/* The stack grows down on x86-64 and arm64, where this runs. */
 	child = clone(helper_parent, stack + stack_size,
 		      CLONE_VM | CLONE_VFORK, &hc);
 	pthread_sigmask(SIG_SETMASK, &hc.mask, NULL);
@@ -458,6 +460,15 @@ static int sframe_tables__mmap(union perf_event *event, void *data)
 			 m->filename);
 	}
 	if (strlist__has_entry(st->seen, key))
+		return 0;
+	/*
+	 * A process already gone has nothing for the helper to read (with
+	 * -a, the helper's own mappings are seen after it exited): its file
+	 * is looked at when mapped next, and this costs no run. Nor is perf
+	 * itself looked at.
+	 */
+	if (!m->pid || m->pid == (u32)getpid() ||
+	    (kill(m->pid, 0) && errno == ESRCH))
 		return 0;
 	if (st->runs == SFRAME_TABLES_MAX_RUNS) {
 		pr_warning("perf: SFrame tables: %u files mapped while recording were looked at, no more will be\n",
@@ -554,25 +565,40 @@ fail:
 }
 
 /**
- * sframe_tables__delete - end the watch and free @st
+ * sframe_tables__stop - end the watch, when the recording ends
  * @st: from sframe_tables__load(), or NULL
  *
- * Says how many times the helper ran for code mapped while recording and
- * how many tables the store gained then, if it ran.
+ * Disables the watch's events first, so that the side-band thread's last
+ * pass over its buffers ends whatever the watched processes still map,
+ * and runs the helper no more; then waits for the thread (and a helper
+ * run in progress). Says how many times the helper ran for code mapped
+ * while recording and how many tables the store gained then, if it ran.
+ * Calling it again does nothing.
  */
-void sframe_tables__delete(struct sframe_tables *st)
+void sframe_tables__stop(struct sframe_tables *st)
 {
-	if (!st)
+	if (!st || !st->evlist)
 		return;
-	if (st->evlist) {
-		WRITE_ONCE(st->stopping, true);
-		evlist__stop_sb_thread(st->evlist);
-	}
+	WRITE_ONCE(st->stopping, true);
+	evlist__disable(st->evlist);
+	evlist__stop_sb_thread(st->evlist);
+	st->evlist = NULL;
 	if (st->runs)
 		pr_info("perf: SFrame tables: %u more loaded while recording, for code mapped after the start (%s ran %u %s)\n",
 			st->found, SFRAME_TABLES_HELPER,
 			min(st->runs, SFRAME_TABLES_MAX_RUNS),
 			st->runs == 1 ? "time" : "times");
+}
+
+/**
+ * sframe_tables__delete - end the watch if it still runs, and free @st
+ * @st: from sframe_tables__load(), or NULL
+ */
+void sframe_tables__delete(struct sframe_tables *st)
+{
+	if (!st)
+		return;
+	sframe_tables__stop(st);
 	strlist__delete(st->seen);
 	strlist__delete(st->loaded);
 	free(st->helper);

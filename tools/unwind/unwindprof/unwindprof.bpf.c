@@ -30,6 +30,7 @@ struct task_struct {
 
 struct unwind_stacktrace {
 	unsigned int nr;
+	bool truncated;
 	unsigned long *entries;
 } __attribute__((preserve_access_index));
 
@@ -250,8 +251,13 @@ int BPF_PROG(on_stack, __u64 cookie, const struct unwind_stacktrace *trace)
 		return 0;
 	nr = trace->nr;
 	entries = trace->entries;
-	/* weight: the walk's own count, before the cap */
-	hdr_current(&e->h, UP_STACK, cookie, nr, 0);
+	/*
+	 * weight: the walk's own count, before the cap, and its cut (a
+	 * kernel older than the bound has no such field, and cuts at 510).
+	 */
+	hdr_current(&e->h, UP_STACK, cookie,
+		    nr | (bpf_core_field_exists(trace->truncated) &&
+			  trace->truncated ? UP_STACK_TRUNCATED : 0), 0);
 	if (nr > UP_MAX_FRAMES)
 		nr = UP_MAX_FRAMES;
 	if (nr && bpf_probe_read_kernel(e->frames, nr * sizeof(e->frames[0]), entries))

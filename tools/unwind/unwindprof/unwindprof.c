@@ -897,6 +897,14 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (!nr)
 			sb_add(&b, ";[unknown]");
 		/*
+		 * Frames left out, by the kernel's bound or by ours: say so
+		 * where the outer frames would be, as PerfView does, rather
+		 * than show a cut stack as a whole one.
+		 */
+		else if ((h->weight & UP_STACK_TRUNCATED) ||
+			 (uint32_t)h->weight > nr)
+			sb_add(&b, ";[truncated]");
+		/*
 		 * Outermost first. Every frame but the innermost is a return
 		 * address: the call is the instruction before it, which may
 		 * be the last of its function.

@@ -7,7 +7,17 @@
 #ifndef UNWINDPROF_H
 #define UNWINDPROF_H
 
-#define UP_MAX_FRAMES	512	/* user frames kept of a deferred stack */
+/*
+ * User frames kept of a deferred stack: as many as a per-CPU map's value
+ * (the record is built in one, at most 32 KiB) has room for beside the
+ * header. A deeper stack is shown cut, with a [truncated] frame.
+ */
+#define UP_MAX_FRAMES	4000
+/*
+ * In a UP_STACK's weight, above the walk's count of frames: the walk was
+ * cut at kernel.unwind_max_frames with frames left.
+ */
+#define UP_STACK_TRUNCATED	(1ULL << 32)
 #define UP_MAX_KFRAMES	64	/* kernel frames kept of a sample */
 #define UP_COMM_LEN	16
 

@@ -23,6 +23,7 @@
 
 struct unwind_stacktrace {
 	unsigned int	nr;
+	bool		truncated;
 	unsigned long	*entries;
 } __attribute__((preserve_access_index));
 
@@ -130,9 +131,13 @@ int BPF_PROG(on_stack, __u64 cookie, const struct unwind_stacktrace *trace)
 		return 0;
 	st->deliv_cookie[i] = cookie;
 	st->deliv_nr[i] = trace->nr;
+	/* A kernel without the bound (cut at its page) fails 10-12 only. */
+	st->deliv_truncated[i] = bpf_core_field_exists(trace->truncated) &&
+				 trace->truncated;
 	/*
-	 * The entries are the task's unwind cache, UNWIND_MAX_ENTRIES long:
-	 * reading NIPS of them is in bounds whatever nr is.
+	 * The entries are the task's unwind cache, UNWIND_MAX_ENTRIES long,
+	 * or its buffer for deeper stacks, longer: reading NIPS of them is in
+	 * bounds whatever nr is.
 	 */
 	bpf_probe_read_kernel(st->deliv_ips[i], sizeof(st->deliv_ips[i]),
 			      trace->entries);

@@ -168,6 +168,16 @@ static void fp_call(unsigned long *ips)
 }
 
 /* One getppid() entry through the chain without frame pointers. */
+/* One frame a level, then fp_call()'s frames: the deep-stack checks. */
+static void __attribute__((noinline)) deep(unsigned int n, unsigned long *ips)
+{
+	if (n)
+		deep(n - 1, ips);
+	else
+		fp_call(ips);
+	asm volatile("" : : : "memory");	/* no tail call */
+}
+
 static void nofp_call(unsigned long *ips)
 {
 	long ret;
@@ -595,7 +605,7 @@ static void test_perf(void)
 
 /*
  * Open and load the tests' programs, not the bench driver's (bench_*) nor
- * result 12's (reset_*), and the walk counters only with @walks. NULL with
+ * result 15's (reset_*), and the walk counters only with @walks. NULL with
  * errno set if that fails.
  */
 static struct bpf_unwind_bpf *open_load(bool walks)
@@ -697,7 +707,7 @@ static void count_cancels(struct pipe_count *pc)
 	}
 }
 
-/* 10 */
+/* 13 */
 static void test_churn(void)
 {
 	static const char name[] =
@@ -1223,7 +1233,7 @@ struct unload_pending {
 };
 
 /*
- * Result 11's other thread: once the first object's program has asked
+ * Result 14's other thread: once the first object's program has asked
  * during the test thread's read(), attach the second object's receiver,
  * unload the first object and let the read() return.
  */
@@ -1277,11 +1287,11 @@ static void test_unload_pending(void)
 	u.second_st = map_state(u.second);
 	b = u.second_st;
 	if (pipe(u.pipe) || bpf_unwind_bpf__attach(u.first))
-		ksft_exit_fail_msg("result 11: pipe or attach failed\n");
+		ksft_exit_fail_msg("result 14: pipe or attach failed\n");
 	u.first_st->target_tid = u.tid;
 	u.first_st->read_on = 1;
 	if (pthread_create(&t, NULL, unload_first, &u))
-		ksft_exit_fail_msg("result 11: pthread_create failed\n");
+		ksft_exit_fail_msg("result 14: pthread_create failed\n");
 	ok = read(u.pipe[0], &c, 1) == 1;
 	pthread_join(t, NULL);
 
@@ -1441,6 +1451,117 @@ static void test_reset_probe(void)
 	ksft_test_result(ok, "no probe can request after the entry's end\n");
 }
 
+#define MAX_FRAMES	"/proc/sys/kernel/unwind_max_frames"
+
+/* Set kernel.unwind_max_frames; 0, or -errno of the write. */
+static int set_max_frames(unsigned int n)
+{
+	char buf[16];
+	int fd, len, ret = 0;
+
+	fd = open(MAX_FRAMES, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(buf, sizeof(buf), "%u\n", n);
+	if (write(fd, buf, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * One entry from deep(@levels): its delivery's cookie and first frames
+ * must be right, @nr frames (any, if 0; the count is then put in @nr) and
+ * @truncated as given. Prints why not. Always called from the same
+ * frame, so that the frames below deep() are the same each time.
+ */
+static bool __attribute__((noinline))
+deep_entry(unsigned int levels, unsigned int *nr, bool truncated)
+{
+	struct bpf_unwind_state *b = st;
+	unsigned long ips[NFRAMES];
+
+	reset();
+	deep(levels, ips);
+	if (!counts(1, 1) || !delivered(0, ips))
+		return false;
+	if (!*nr)
+		*nr = b->deliv_nr[0];
+	if (b->deliv_nr[0] == *nr && b->deliv_truncated[0] == truncated)
+		return true;
+	ksft_print_msg("%u levels: nr %u, truncated %u; want %u and %u\n",
+		       levels, b->deliv_nr[0], b->deliv_truncated[0], *nr,
+		       truncated);
+	return false;
+}
+
+/* deep_entry() with the count given, from the caller's own frame. */
+#define deep_want(levels, nr, truncated)				\
+	({								\
+		unsigned int __nr = (nr);				\
+									\
+		deep_entry(levels, &__nr, truncated);			\
+	})
+
+/*
+ * 10-12: kernel.unwind_max_frames. A stack of 3000 levels (deeper than the
+ * cache page, 508 entries) comes whole at the default of 4095, with the
+ * frames below the levels that deep(0) has (@base); cut at 1000, marked;
+ * a stack of exactly the bound is not marked, one frame more is; the
+ * bound below the page cuts there too; raised to the upper limit, the
+ * buffer grows and the stack comes whole. The sysctl takes 16 to 32767.
+ */
+static void test_deep(void)
+{
+	unsigned int base;
+	char old[16] = "";
+	int fd, n;
+	bool ok;
+
+	fd = open(MAX_FRAMES, O_RDONLY);
+	if (fd < 0) {
+		ksft_test_result_fail("%s: %s\n", MAX_FRAMES, strerror(errno));
+		ksft_test_result_skip("deep stacks cut at the bound\n");
+		ksft_test_result_skip("kernel.unwind_max_frames limits\n");
+		return;
+	}
+	n = read(fd, old, sizeof(old) - 1);
+	close(fd);
+	old[n > 0 ? n : 0] = '\0';
+
+	base = 0;
+	ok = !strcmp(old, "4095\n");
+	if (!ok)
+		ksft_print_msg("%s: %s, want the default 4095\n", MAX_FRAMES, old);
+	ok = ok && deep_entry(0, &base, false) && base > NFRAMES && base < 16 &&
+	     deep_want(3000, base + 3000, false);
+	ksft_test_result(ok, "3000 levels at the default bound: %u frames, whole, not marked\n",
+			 base + 3000);
+
+	ok = base > NFRAMES && base < 16 &&
+	     !set_max_frames(1000) && deep_want(3000, 1000, true);
+	ok = ok && !set_max_frames(base + 3000) &&
+	     deep_want(3000, base + 3000, false);
+	ok = ok && !set_max_frames(base + 2999) &&
+	     deep_want(3000, base + 2999, true);
+	ok = ok && !set_max_frames(16) && deep_want(100, 16, true) &&
+	     deep_want(16 - base, 16, false);
+	ok = ok && !set_max_frames(32767) &&
+	     deep_want(20000, base + 20000, false);
+	ksft_test_result(ok, "cut at the bound and marked (1000, %u, 16), not at exactly the bound; 20000 levels whole at 32767\n",
+			 base + 2999);
+
+	ok = set_max_frames(15) == -EINVAL && set_max_frames(32768) == -EINVAL &&
+	     !set_max_frames(32767) && !set_max_frames(16);
+	ksft_test_result(ok, "kernel.unwind_max_frames takes 16 to 32767\n");
+
+	fd = open(MAX_FRAMES, O_WRONLY);
+	if (fd < 0 || write(fd, old, strlen(old)) != (ssize_t)strlen(old))
+		ksft_print_msg("restoring %s to %s failed\n", MAX_FRAMES, old);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -1453,7 +1574,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
-	ksft_set_plan(12);
+	ksft_set_plan(15);
 	parent_ppid = getppid();
 
 	skel = load(true);
@@ -1479,8 +1600,9 @@ int main(int argc, char **argv)
 	test_unprivileged();
 	test_sframe();
 	test_perf();
+	test_deep();
 
-	/* Result 10 needs no program of the kfunc loaded. */
+	/* Result 13 needs no program of the kfunc loaded. */
 	munmap(st, sizeof(*st));
 	bpf_unwind_bpf__destroy(skel);
 	skel = NULL;

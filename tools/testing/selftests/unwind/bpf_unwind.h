@@ -34,6 +34,7 @@ struct bpf_unwind_state {
 	/* unwind:unwind_user_stack for the test's thread. */
 	__u32	ndeliv;
 	__u32	deliv_nr[NREC];
+	__u32	deliv_truncated[NREC];
 	__u64	deliv_cookie[NREC];
 	__u64	deliv_ips[NREC][NIPS];
 
