@@ -9,7 +9,7 @@
 #    innermost frames and counts the others in dropped; nr + dropped at
 #    depth 3000 is exactly 2992 more than at depth 8, and not marked; with
 #    the bound at 1000 the event says "at least ... more frames (cut at
-#    kernel.unwind_max_frames)", nr + dropped is 1001 (the bound, and one
+#    unwind_max_frames)", nr + dropped is 1001 (the bound, and one
 #    for the frames never walked), truncated=1 in its format;
 #  - perf record --call-graph fp,defer: the samples in read() have exactly
 #    3000 level frames and end in the same outermost frame as at depth 8;
@@ -80,7 +80,7 @@ set -- $(ftrace_run 3000)
 echo "# ftrace, bound 1000: nr $1, dropped $2 ($3)"
 grep -m1 ' => \.\.\. ' $I/trace | sed 's/^/# /'
 result "$([ $(($1 + $2)) = 1001 ] && [ "$3" = cut ] && echo 1)" \
-	"ftrace: cut at 1000 and said: nr + dropped = 1001, 'at least ... (cut at kernel.unwind_max_frames)'"
+	"ftrace: cut at 1000 and said: nr + dropped = 1001, 'at least ... (cut at unwind_max_frames)'"
 grep -q 'field:unsigned int truncated;' $T/events/ftrace/user_unwind_stack/format
 result "$([ $? = 0 ] && echo 1)" "ftrace: the event's format has the truncated field"
 rmdir $I

@@ -420,7 +420,8 @@ trace_user_unwind_stack_print(struct trace_iterator *iter, int flags,
 		trace_seq_putc(s, '\n');
 	}
 	if (field->truncated)
-		trace_seq_printf(s, " => ... at least %u more frames (cut at kernel.unwind_max_frames)\n",
+		trace_seq_printf(s,
+				 " => ... at least %u more frames (cut at unwind_max_frames)\n",
 				 field->dropped);
 	else if (field->dropped)
 		trace_seq_printf(s, " => ... %u more frames\n", field->dropped);

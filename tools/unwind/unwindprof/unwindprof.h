@@ -17,7 +17,7 @@
  * In a UP_STACK's weight, above the walk's count of frames: the walk was
  * cut at kernel.unwind_max_frames with frames left.
  */
-#define UP_STACK_TRUNCATED	(1ULL << 32)
+#define UP_STACK_TRUNCATED	0x100000000ULL
 #define UP_MAX_KFRAMES	64	/* kernel frames kept of a sample */
 #define UP_COMM_LEN	16
 
