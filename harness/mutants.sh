@@ -564,7 +564,7 @@ mutate perf_late_not_loaded tools/perf/util/sframe-tables.c \
 mutate perf_late_helper_ends_record tools/perf/util/sframe-tables.c \
 	'		      CLONE_VM | CLONE_VFORK, &hc);' \
 	'		      CLONE_VM | CLONE_VFORK | SIGCHLD, &hc);' \
-	eh_late.3
+	eh_late.6
 
 # Contract 21: a thread's context, its event and its join (steps 43-45).
 # MUTANT_JOB=context runs just these against the context job.
