@@ -123,11 +123,12 @@ TRACE_EVENT(unwind_user_stack,
 			       __get_dynamic_array_len(ips));
 	),
 
-	TP_printk("cookie=0x%llx nr=%u truncated=%u ips=%s",
-		  __entry->cookie, __entry->nr, __entry->truncated,
+	TP_printk("cookie=0x%llx nr=%u ips=%s truncated=%u",
+		  __entry->cookie, __entry->nr,
 		  __print_array(__get_dynamic_array(ips),
 				__get_dynamic_array_len(ips) / sizeof(unsigned long),
-				sizeof(unsigned long)))
+				sizeof(unsigned long)),
+		  __entry->truncated)
 );
 
 /* The task's own addresses, as for unwind_user_context above. */
