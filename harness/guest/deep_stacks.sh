@@ -17,18 +17,11 @@
 #  - unwindprof: its top stack has 3000 level frames and no [truncated]
 #    frame; with the bound at 1000 it shows [truncated] as its outermost
 #    frame, then the 999 levels below leaf.
-P=/tests/perf/perf
+. /tests/eh_lib.sh
 U=/tests/bin/unwindprof
 DEMO=/tests/bin/unwind_demo
 MAXF=/proc/sys/kernel/unwind_max_frames
 T=/sys/kernel/tracing
-export HOME=/tmp PATH=/tests/perf:/tests/bin:$PATH
-trap "" PIPE
-n=0
-result() {	# result OK NAME
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
-}
 echo "1..7"
 # Each walk of 3000 frames takes a millisecond or so under TCG, and runs
 # on the task's CPU time, which draws the next sample: one sample per 4 ms

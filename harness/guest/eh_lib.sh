@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# What eh_tables.sh and eh_late.sh share: the programs, the TAP result, a
-# recording and the chains of its samples. Sourced.
+# What eh_tables.sh, eh_late.sh and deep_stacks.sh share: the programs,
+# the TAP result, a recording and the chains of its samples. Sourced.
 P=/tests/perf/perf
 E=/tests/bin/eh2sframe
 DEMO=/tests/bin/unwind_demo_sframe

@@ -271,13 +271,13 @@ static void unwind_free_deep(struct unwind_cache *cache)
 }
 
 /*
- * The stack filled the cache page and the bound is larger: walk it again,
- * whole, into @cache->deep, taken (or grown) to @max entries now. The
- * walker keeps no state to go on from where the page ended; a task whose
- * buffer is there already walks into it at once (unwind_walk_cached()).
- * Returns false if the buffer could not be had: the page's walk then
- * stands, cut. __GFP_RETRY_MAYFAIL: a profiler's wish for depth is no
- * reason to call the OOM killer.
+ * The stack filled the cache page, the bound is larger, and the task has
+ * no buffer of @max entries (one that has walks into it at once, see
+ * unwind_walk_cached()): take one now, freeing a smaller one, and walk
+ * the stack again, whole, into it. The walker keeps no state to go on from
+ * where the page ended. Returns false if the buffer could not be had: the
+ * page's walk then stands, cut. __GFP_RETRY_MAYFAIL: a profiler's wish for
+ * depth is no reason to call the OOM killer.
  */
 static bool unwind_walk_deep(struct unwind_task_info *info, bool from_regs,
 			     struct unwind_cache *cache,
@@ -285,17 +285,15 @@ static bool unwind_walk_deep(struct unwind_task_info *info, bool from_regs,
 {
 	unsigned long *deep;
 
-	if (cache->deep_cap < max) {
-		unwind_free_deep(cache);
-		deep = kvmalloc_array(max, sizeof(*deep),
-				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-				      __GFP_RETRY_MAYFAIL);
-		if (!deep)
-			return false;
-		cache->deep = deep;
-		cache->deep_cap = max;
-	}
-	walk->entries = cache->deep;
+	unwind_free_deep(cache);
+	deep = kvmalloc_array(max, sizeof(*deep),
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+			      __GFP_RETRY_MAYFAIL);
+	if (!deep)
+		return false;
+	cache->deep = deep;
+	cache->deep_cap = max;
+	walk->entries = deep;
 	unwind_walk_entry(info, from_regs, walk, max);
 	return true;
 }

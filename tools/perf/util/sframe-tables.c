@@ -424,6 +424,12 @@ static int run_helper(struct sframe_tables *st, pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* @pid is gone: it has no mappings for the helper to read. */
+static bool process_gone(pid_t pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
+}
+
 /*
  * One executable mapping made while recording (PERF_RECORD_MMAP2; a
  * dummy event with mmap set reports executable mappings only). A file
@@ -438,7 +444,6 @@ static int sframe_tables__mmap(union perf_event *event, void *data)
 	struct perf_record_mmap2 *m = &event->mmap2;
 	struct sframe_tables *st = data;
 	char key[2 * 20 + 64 + PATH_MAX], id[2 * 20 + 1] = "";
-	char proc[32];
 	size_t i;
 
 	if (event->header.type != PERF_RECORD_MMAP2 || READ_ONCE(st->stopping))
@@ -467,8 +472,7 @@ static int sframe_tables__mmap(union perf_event *event, void *data)
 	 * is looked at when mapped next, and this costs no run. Nor is perf
 	 * itself looked at.
 	 */
-	if (!m->pid || m->pid == (u32)getpid() ||
-	    (kill(m->pid, 0) && errno == ESRCH))
+	if (!m->pid || m->pid == (u32)getpid() || process_gone(m->pid))
 		return 0;
 	if (st->runs == SFRAME_TABLES_MAX_RUNS) {
 		pr_warning("perf: SFrame tables: %u files mapped while recording were looked at, no more will be\n",
@@ -481,8 +485,8 @@ static int sframe_tables__mmap(union perf_event *event, void *data)
 	strlist__add(st->seen, key);
 	run_helper(st, m->pid);
 	read_loaded(st);
-	snprintf(proc, sizeof(proc), "/proc/%u", m->pid);
-	if (!(*id && strlist__has_entry(st->loaded, id)) && access(proc, F_OK)) {
+	if (!(*id && strlist__has_entry(st->loaded, id)) &&
+	    process_gone(m->pid)) {
 		struct str_node *sn = strlist__find(st->seen, key);
 
 		if (sn)
