@@ -25,9 +25,16 @@ LDSO_ENTRY=$(od -A n -t x8 -j 24 -N 8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
 # frame in ld.so's _start (placed from perf's mapping event for ld.so) is
 # "ld.so:_start". A complete stack reaches libc's __libc_start_main or,
 # while the process starts, ends in ld.so's _start.
+#
+# chains FILE COMM WALKS: the same, without the samples taken while the
+# deferred walk itself ran (its caller in their kernel part); how many
+# there were goes to the file WALKS. Such a sample repeats the stack of
+# the entry that asked for the walk, under the same cookie: a walk that
+# first examines a big section on KASAN (tens of ms) makes one entry, one
+# stack, count as dozens of samples.
 chains() {
 	$P script --no-inline --show-mmap-events -i "$1" -F comm,ip,sym 2>/dev/null |
-	awk -v comm="$2" -v entry="$LDSO_ENTRY" '
+	awk -v comm="$2" -v entry="$LDSO_ENTRY" -v walks="${3:-}" '
 	function hex(s,   i, v) {
 		v = 0
 		for (i = 1; i <= length(s); i++)
@@ -42,7 +49,10 @@ chains() {
 	}
 	function page(s) { return substr(s, 1, length(s) - 3) }
 	function flush() {
-		if (mine)
+		if (mine && walks != "" &&
+		    k ~ / (unwind_deferred_run|__unwind_deferred_resume|unwind_deferred_flush)( |$)/)
+			nwalk++
+		else if (mine)
 			print ((k ~ / (read_zero|iov_iter_zero)/) ? "R" : "-") u
 		mine = 0
 	}
@@ -70,7 +80,7 @@ chains() {
 		else
 			u = u " " ($2 == "[unknown]" ? "?" $1 : $2)
 	}
-	END { flush() }'
+	END { flush(); if (walks != "") print nwalk + 0 > walks }'
 }
 
 # record MODE TAG [PERF OPTION...] -- CMD...: perf record with MODE into

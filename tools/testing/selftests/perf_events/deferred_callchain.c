@@ -145,12 +145,14 @@ struct worker {
 
 struct sample {
 	__u64	time;
+	__u64	seq;	/* order of arrival in the log */
 	__u64	cookie;
 	int	tid;
 };
 
 struct record {
 	__u64	time;
+	__u64	seq;
 	__u64	cookie;
 	__u64	nr;
 	__u64	ips[NIPS];
@@ -163,6 +165,8 @@ struct log {
 	int		ntids;
 	int		pid;
 	bool		kernel;		/* samples are taken in the kernel */
+	bool		one_ring;	/* one per-task buffer, see check_entries() */
+	__u64		seq;		/* samples and records read so far */
 	struct sample	*samples;
 	int		nsamples, maxsamples;
 	struct record	*records;
@@ -187,6 +191,7 @@ struct entry {
 	__u64			cookie;
 	__u64			first, last;	/* its samples' times */
 	__u64			start, end;	/* including its record's */
+	__u64			sfirst, slast;	/* the same in order of arrival */
 	int			tid;
 	int			nsamples;
 	const struct record	*rec;
@@ -567,6 +572,7 @@ static void parse_sample(struct log *log, struct ring *r, const struct sample_ev
 		log->samples = grow(log->samples, &log->maxsamples, sizeof(*s));
 	s = &log->samples[log->nsamples++];
 	s->time = ev->time;
+	s->seq = log->seq++;
 	s->cookie = cookie;
 	s->tid = ev->tid;
 	log->repeats += cookie == r->last_cookie;
@@ -603,6 +609,7 @@ static void parse_deferred(struct log *log, const struct deferred_event *ev)
 	rec = &log->records[log->nrecords++];
 	memset(rec, 0, sizeof(*rec));
 	rec->time = id->time;
+	rec->seq = log->seq++;
 	rec->cookie = ev->cookie;
 	rec->nr = ev->nr;
 	memcpy(rec->ips, ev->ips, min_u64(ev->nr, NIPS) * sizeof(__u64));
@@ -753,6 +760,13 @@ static int cmp_entry(const void *a, const void *b)
 	return x->tid - y->tid ?: cmp_u64(x->start, y->start);
 }
 
+static int cmp_entry_seq(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return x->tid - y->tid ?: cmp_u64(x->sfirst, y->sfirst);
+}
+
 static bool check_frames(const struct record *r, const struct worker *w, int *at_syscall)
 {
 	static const char * const what[NIPS] = {
@@ -808,10 +822,24 @@ static bool check_entry(struct entry *e, const struct expect *ex, struct stats *
 	return true;
 }
 
+/* An entry's times and order of arrival (#), for a failure's message. */
+static void show_entry(const struct entry *e)
+{
+	ksft_print_msg("%#llx: %d samples %llu..%llu ns, #%llu..#%llu, record at %llu ns\n",
+		       e->cookie, e->nsamples, e->first, e->last, e->sfirst,
+		       e->slast, e->rec ? e->rec->time : 0ULL);
+}
+
 /*
  * Group samples and records by cookie into kernel entries. A cookie belongs
  * to one thread and has at most one record; the entries of one thread,
- * records included, never overlap in time. Then check_entry() each.
+ * records included, never overlap. Then check_entry() each.
+ *
+ * Overlap is judged by time across buffers. In one per-task buffer
+ * (@log->one_ring) it is judged by order of arrival instead, which is the
+ * thread's own order whatever the clocks of its CPUs say: a loaded debug
+ * boot once stamped an entry 8 ms before the end of the one before it, on
+ * another CPU, with nothing else wrong.
  */
 static bool check_entries(struct log *log, const struct expect *ex, struct stats *st)
 {
@@ -837,8 +865,12 @@ static bool check_entries(struct log *log, const struct expect *ex, struct stats
 			if (e->nsamples && s[i].tid != e->tid)
 				return fail("cookie %#llx in samples of TIDs %d and %d\n",
 					    e->cookie, e->tid, s[i].tid);
-			if (!e->nsamples)
+			if (!e->nsamples) {
 				e->first = s[i].time;
+				e->sfirst = s[i].seq;
+			}
+			e->sfirst = min_u64(e->sfirst, s[i].seq);
+			e->slast = max_u64(e->slast, s[i].seq);
 			e->tid = s[i].tid;
 			e->last = s[i].time;
 			e->nsamples++;
@@ -851,18 +883,28 @@ static bool check_entries(struct log *log, const struct expect *ex, struct stats
 				return fail("record %#llx is of TID %d, its samples of TID %d\n",
 					    e->cookie, e->rec->tid, e->tid);
 			e->tid = e->rec->tid;
+			if (!e->nsamples)
+				e->sfirst = e->rec->seq;
+			e->sfirst = min_u64(e->sfirst, e->rec->seq);
+			e->slast = max_u64(e->slast, e->rec->seq);
 		}
 		if (!check_entry(e, ex, st))
 			return false;
 	}
 
-	qsort(entries, n, sizeof(*entries), cmp_entry);
+	qsort(entries, n, sizeof(*entries), log->one_ring ? cmp_entry_seq : cmp_entry);
 	for (k = 1; k < n; k++) {
 		e = &entries[k];
 		p = &entries[k - 1];
-		if (e->tid == p->tid && e->start < p->end)
-			return fail("TID %d: %#llx starts at %llu, before %#llx ends at %llu\n",
-				    e->tid, e->cookie, e->start, p->cookie, p->end);
+		if (e->tid != p->tid)
+			continue;
+		if (log->one_ring ? e->sfirst < p->slast : e->start < p->end) {
+			show_entry(p);
+			show_entry(e);
+			return fail("TID %d: %#llx began before %#llx ended (by %s)\n",
+				    e->tid, e->cookie, p->cookie,
+				    log->one_ring ? "arrival" : "time");
+		}
 	}
 	st->entries = n;
 	return true;
@@ -916,6 +958,7 @@ static bool run_and_check(struct worker *w, struct ring *rings, int nrings,
 	bool ok;
 
 	log_init(&log, w, 1, kernel);
+	log.one_ring = per_task && nrings == 1;
 	run(w, rings, nrings, &log, &ex);
 	ok = check_run(&log, &ex, output, per_task);
 	log_free(&log);
@@ -1547,6 +1590,7 @@ static void test_switch(void)
 		goto out;
 	}
 	log_init(&log, &w, 1, true);
+	log.one_ring = true;
 	ex.w = &w;
 	rings_ioctl(&ring, 1, PERF_EVENT_IOC_ENABLE);
 	ex.go = now_ns();
