@@ -565,6 +565,11 @@ mutate perf_late_helper_ends_record tools/perf/util/sframe-tables.c \
 	'		      CLONE_VM | CLONE_VFORK, &hc);' \
 	'		      CLONE_VM | CLONE_VFORK | SIGCHLD, &hc);' \
 	eh_late.6
+# Step 86: unwindprof's runs for files mapped while it profiles (eh_late
+# 8-10).
+mutate unwindprof_late_not_loaded tools/unwind/unwindprof/unwindprof.c \
+	'	late.helper = helper;' '	late.helper = NULL;' \
+	eh_late.8
 
 # Contract 21: a thread's context, its event and its join (steps 43-45).
 # MUTANT_JOB=context runs just these against the context job.

@@ -20,9 +20,12 @@
 #  - a copy of the demo that another user could have written, started the
 #    same way: perf runs the helper, which loads no table for it (the rule
 #    of contract 23: root converts no file a user controls).
+#  - unwindprof --tables, the same way: python3.11 in _decimal, and the
+#    demo executed by the shell it started (exec: unwindprof follows one
+#    process, not its children); its stacks complete as perf's.
 . /tests/eh_lib.sh
 PY=/usr/bin/python3.11
-echo "1..7"
+echo "1..10"
 
 # The module the samples are judged in, and its build-id.
 DEC=$(ls /usr/lib/python3.11/lib-dynload/_decimal.*.so)
@@ -143,4 +146,53 @@ result "$(! grep -q "^$id " /dev/sframe_tables &&
 	 grep -q "^eh2sframe: skipping /tmp/demo_gw: writable by its group" /tmp/eh-sh-gw.out &&
 	 echo 1)" \
 	"no table loaded for a program others could have written, and eh2sframe says why"
+clear_tables
+
+# ---- unwindprof --tables. Its folded stacks, "comm;outermost;...;innermost
+# COUNT": a frame of stripped _decimal is "_decimal.cpython-...so+0xOFF".
+# unwindprof sees a new mapping by looking at the target's maps every 50
+# ms, then forks the helper: 0.1 to 0.3 s of guest time passed between
+# the demo's exec and its table in the boots of 2026-11-28 (up to 281
+# read() samples cut), so each run is twice perf's, that the share judges
+# the stacks after the table more than the helper's latency.
+U=/tests/bin/unwindprof
+# up_count FILE REGEX: the samples of FILE's lines matching REGEX.
+up_count() {
+	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
+}
+clear_tables
+echo "# unwindprof --tables -F 1000 -o /tmp/eh-up-py.txt -- $PY -S -c '...'"
+$U -v --tables -F 1000 -o /tmp/eh-up-py.txt -- $PY -S -c "$(py_job $((LOOPS * 2)))" >/tmp/eh-up-py.out 2>&1
+sed 's/^/# /' /tmp/eh-up-py.out | grep -v '^# libbpf' | head -n 20
+# Samples whose innermost frame is in _decimal (the count is the last
+# field; the innermost frame is the one before it).
+dec_in='_decimal[^;]* [0-9]+$'
+py_all=$(up_count /tmp/eh-up-py.txt "$dec_in")
+py_ok=$(up_count /tmp/eh-up-py.txt ";__libc_start_main;.*$dec_in")
+echo "# unwindprof: python3.11 in _decimal: $py_ok of $py_all samples complete to __libc_start_main"
+[ "$py_all" -ge 20 ] || sort -t ' ' -k 2 -rn /tmp/eh-up-py.txt | head -n 5 | cut -c 1-300 | sed 's/^/# top: /'
+
+grep -E "$dec_in" /tmp/eh-up-py.txt | grep -v ';__libc_start_main;' | head -n 3 | cut -c 1-300 |
+	sed 's/^/# incomplete: /'
+result "$(grep -q "^unwindprof: --tables: eh2sframe ran [1-9][0-9]* times for code mapped while profiling" /tmp/eh-up-py.out &&
+	 grep -q "^$dec_id " /dev/sframe_tables && echo 1)" \
+	"unwindprof --tables loads _decimal's table when python3.11 dlopen()s it"
+result "$([ "$py_all" -ge 20 ] && [ $((py_ok * 100)) -ge $((py_all * 95)) ] && echo 1)" \
+	"unwindprof: python3.11 in _decimal, dlopen()ed while profiled: >= 95% of stacks complete ($py_ok of $py_all)"
+
+clear_tables
+echo "# unwindprof --tables -F 1000 -o /tmp/eh-up-sh.txt -- /bin/sh -c 'exec $DEMO ...'"
+$U -v --tables -F 1000 -o /tmp/eh-up-sh.txt -- \
+	/bin/sh -c "exec $DEMO -l -d 8 -n $((DEMO_LOOPS * 2)) -s 1048576 >/dev/null" >/tmp/eh-up-sh.out 2>&1
+sed 's/^/# /' /tmp/eh-up-sh.out | grep -v '^# libbpf' | head -n 12
+# In read(): the innermost frame is glibc's read (static in the demo).
+rd_in=';(__libc_read|__read|read) [0-9]+$'
+sh_all=$(up_count /tmp/eh-up-sh.txt "$rd_in")
+sh_ok=$(up_count /tmp/eh-up-sh.txt ";main;run;level;level;level;level;level;level;level;level;leaf$rd_in")
+echo "# unwindprof: demo executed by sh: $sh_ok of $sh_all read() samples exact to main()"
+grep -E "$rd_in" /tmp/eh-up-sh.txt | grep -v ';main;run;' | head -n 3 | cut -c 1-300 |
+	sed 's/^/# incomplete: /'
+result "$([ "$sh_all" -ge 20 ] && [ $((sh_ok * 100)) -ge $((sh_all * 95)) ] &&
+	 grep -q "^$id " /dev/sframe_tables && echo 1)" \
+	"unwindprof: demo executed while profiled: its table loaded, >= 95% exact to main() ($sh_ok of $sh_all)"
 clear_tables

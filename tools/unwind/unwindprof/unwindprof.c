@@ -37,6 +37,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
@@ -92,7 +93,8 @@ static void usage(FILE *f)
 		"  --off-cpu    profile time blocked (microseconds) instead of samples\n"
 		"  --kernel     add the kernel stack of on-CPU samples (from /proc/kallsyms)\n"
 		"  --span       add the thread's OpenTelemetry span as the outermost frame\n"
-		"  --tables     as root, load eh2sframe's tables for the target first\n"
+		"  --tables     as root, load eh2sframe's tables for the target first, and\n"
+		"               for code it maps while profiled\n"
 		"  -d SECONDS   stop after SECONDS (default: when COMMAND ends, or on ^C)\n"
 		"  -o FILE      write the collapsed stacks to FILE (default stdout)\n"
 		"  -v           show libbpf's messages\n");
@@ -353,6 +355,8 @@ struct sym {
 struct proc {
 	struct proc *next;
 	pid_t pid;
+	unsigned long long exe;		/* exe_id() when the record was made */
+	uint64_t maps;			/* its executable mappings, hashed */
 	Dwfl *dwfl;
 	struct sym *syms[SYM_BUCKETS];
 };
@@ -587,6 +591,229 @@ static int report_file(struct proc *p, const struct mapped *m,
 }
 
 /*
+ * --tables while profiling: code mapped after the start (what a process
+ * dlopen()s, a program it executes) has no table yet. The first time a
+ * process is seen to map a file executable that no process was seen to
+ * map before, and that the helper would not refuse, eh2sframe --load
+ * --pid PID runs for it, under the same trust rule as at the start: one
+ * run at a time, at most LATE_MAX_RUNS. Files are told apart by device
+ * and inode, so a file replaced on disk is looked at again. A walk of the
+ * new code before its table is in stops where the frame pointers end; the
+ * kernel looks for a table again once the store changed.
+ */
+#define LATE_MAX_RUNS	1024
+#define LATE_MAX_KEYS	16384
+#define LATE_BUCKETS	1024
+#define LATE_QUEUE	64
+
+struct late_key {
+	struct late_key *next;
+	unsigned int major, minor;
+	unsigned long long ino;
+};
+
+static struct {
+	char *helper;		/* set by load_tables() when it may run */
+	pid_t target;		/* the process scanned, see late_scan() */
+	struct timespec scanned;
+	struct late_key *keys[LATE_BUCKETS];
+	unsigned int nkeys;
+	pid_t running;		/* the helper, while it runs */
+	pid_t queue[LATE_QUEUE]; /* processes waiting for a run */
+	unsigned int queued;
+	unsigned int runs;
+	bool capped;
+} late;
+
+static struct late_key **late_slot(unsigned int major, unsigned int minor,
+				   unsigned long long ino)
+{
+	uint64_t h = FNV_BASIS;
+
+	h = hash_bytes(&major, sizeof(major), h);
+	h = hash_bytes(&minor, sizeof(minor), h);
+	return &late.keys[hash_bytes(&ino, sizeof(ino), h) % LATE_BUCKETS];
+}
+
+static bool late_known(const struct mapped *m)
+{
+	struct late_key *k;
+
+	for (k = *late_slot(m->major, m->minor, m->ino); k; k = k->next)
+		if (k->major == m->major && k->minor == m->minor && k->ino == m->ino)
+			return true;
+	return false;
+}
+
+/*
+ * Note the file as seen. False if it was, or if no more are kept: a
+ * process that maps file after file costs bounded memory, and files past
+ * the bound get no run.
+ */
+static bool late_add(unsigned int major, unsigned int minor,
+		     unsigned long long ino)
+{
+	struct late_key **slot = late_slot(major, minor, ino), *k;
+	struct mapped m = { .major = major, .minor = minor, .ino = ino };
+
+	if (late_known(&m) || late.nkeys >= LATE_MAX_KEYS)
+		return false;
+	k = malloc(sizeof(*k));
+	if (!k)
+		return false;
+	k->major = major;
+	k->minor = minor;
+	k->ino = ino;
+	k->next = *slot;
+	*slot = k;
+	late.nkeys++;
+	return true;
+}
+
+/*
+ * True the first time the file of @m, mapped as @l says, is seen mapped
+ * executable, if the helper may convert it: it is opened as the helper
+ * and the symbolizer open it (open_mapped(), the trust rule, FUSE never
+ * asked), so that a file it would refuse (the user's own, a memfd, one
+ * deleted) costs no run. @m must come with the process's mounts.
+ */
+static bool late_new_file(const struct mapped *m, const struct maps_line *l)
+{
+	const char *how;
+	char why[256];
+	int fd;
+
+	if (!late.helper || l->perms[2] != 'x' ||
+	    !late_add(m->major, m->minor, m->ino))
+		return false;
+	fd = open_mapped(m, &how, why, sizeof(why));
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* The executable files @pid maps now, as seen, with no run. */
+static void late_seed(const char *pid)
+{
+	char path[64], line[PATH_MAX + 256];
+	struct mnts none = { 0 };
+	struct maps_line l;
+	struct mapped m;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (read_line(f, line, sizeof(line)))
+		if (parse_mapping(line, pid, &none, &none, &m, &l) &&
+		    l.perms[2] == 'x')
+			late_add(m.major, m.minor, m.ino);
+	fclose(f);
+}
+
+/*
+ * Runs from now on, with @helper: what the start loaded is seen already.
+ * A COMMAND is not running yet; it maps our own program until its exec.
+ */
+static void late_start(char *helper)
+{
+	char pid[16];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+
+	late.helper = helper;
+	if (!stat("/proc/self/exe", &st))
+		late_add(major(st.st_dev), minor(st.st_dev), st.st_ino);
+	if (opt.pid) {
+		snprintf(pid, sizeof(pid), "%d", (int)opt.pid);
+		late_seed(pid);
+	} else if (opt.all) {
+		dir = opendir("/proc");
+		while (dir && (d = readdir(dir)))
+			if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+				late_seed(d->d_name);
+		if (dir)
+			closedir(dir);
+	}
+}
+
+/*
+ * Start the next queued run if none runs, without waiting for it: the
+ * stacks keep coming meanwhile. The helper gets none of our descriptors
+ * (BPF maps, perf events) but stdin and stderr, also its stdout; it is
+ * quiet unless -v. Called often (late_tick()): reaps the one that ended.
+ */
+static void late_kick(void)
+{
+	const char *argv[7];
+	char pidbuf[16];
+	int argc = 0, fd;
+	pid_t pid, child;
+
+	if (late.running && waitpid(late.running, NULL, WNOHANG) != 0)
+		late.running = 0;
+	while (!late.running && late.queued && late.helper) {
+		pid = late.queue[0];
+		memmove(late.queue, late.queue + 1,
+			--late.queued * sizeof(late.queue[0]));
+		if (late.runs >= LATE_MAX_RUNS) {
+			if (!late.capped)
+				fprintf(stderr,
+					"unwindprof: --tables: %s ran %d times while profiling; no more runs\n",
+					HELPER, LATE_MAX_RUNS);
+			late.capped = true;
+			late.queued = 0;
+			return;
+		}
+		/* Gone already (a short-lived process): no maps to read. */
+		if (kill(pid, 0) && errno == ESRCH)
+			continue;
+		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+		argv[argc++] = late.helper;
+		argv[argc++] = "--load";
+		if (!opt.verbose)
+			argv[argc++] = "-q";
+		argv[argc++] = "--pid";
+		argv[argc++] = pidbuf;
+		argv[argc] = NULL;
+		fflush(stderr);
+		child = fork();
+		if (child < 0)
+			return;
+		if (!child) {
+			dup2(2, 1);
+			if (syscall(SYS_close_range, 3U, ~0U, 0U))
+				for (fd = 3; fd < 1024; fd++)
+					close(fd);
+			execv(late.helper, (char **)argv);
+			perror(late.helper);
+			_exit(127);
+		}
+		late.running = child;
+		late.runs++;
+	}
+}
+
+/* Queue a run for @pid, @why it is needed (for -v). */
+static void late_load(pid_t pid, const char *why)
+{
+	unsigned int i;
+
+	if (opt.verbose)
+		fprintf(stderr, "unwindprof: --tables: %s: %s --load --pid %d\n",
+			why, HELPER, (int)pid);
+	for (i = 0; i < late.queued; i++)
+		if (late.queue[i] == pid)
+			return;
+	if (late.queued < LATE_QUEUE)
+		late.queue[late.queued++] = pid;
+	late_kick();
+}
+
+/*
  * The maps of process @pid, its first line read into @line: the process's,
  * or, once its leader has exited, a thread's (pthread_exit() in main()
  * leaves /proc/PID/maps empty while the other threads run on in the same
@@ -639,6 +866,7 @@ static int proc_report(struct proc *p)
 	struct mnts mnts = { 0 };
 	struct mapped m, run = { 0 };
 	struct maps_line l;
+	char why[PATH_MAX + 32] = "";
 	uint64_t low = 0, high = 0;
 	int err = 0;
 	FILE *f;
@@ -667,6 +895,8 @@ static int proc_report(struct proc *p)
 			}
 			continue;
 		}
+		if (late_new_file(&m, &l) && !why[0])
+			snprintf(why, sizeof(why), "%s in a stack", m.path);
 		if (run.path && m.major == run.major && m.minor == run.minor &&
 		    m.ino == run.ino) {
 			high = l.end;
@@ -688,21 +918,72 @@ static int proc_report(struct proc *p)
 	free(mnts.v);
 	fclose(f);
 	if (dwfl_report_end(p->dwfl, drop_module, NULL))
-		return -1;
+		err = -1;
+	if (why[0])
+		late_load(p->pid, why);
 	return err;
 }
 
-static struct proc *proc_get(pid_t pid)
+static struct proc *proc_find(pid_t pid)
 {
 	struct proc *p;
 
 	for (p = procs; p; p = p->next)
 		if (p->pid == pid)
 			return p;
+	return NULL;
+}
+
+/*
+ * Which program @pid runs: a hash of its executable's device and inode, as
+ * its maps show them (a stat() of /proc/PID/exe would ask the file system,
+ * which may be a FUSE server the process's owner runs and never answers);
+ * 0 if not found, which late_scan() takes as a change.
+ */
+static unsigned long long exe_id(pid_t pid)
+{
+	char path[64], exe[PATH_MAX], line[PATH_MAX + 256];
+	unsigned long long id = 0;
+	struct maps_line l;
+	struct mapped m;
+	struct mnts none = { 0 };
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	f = open_maps(pid, line, sizeof(line));
+	if (!f)
+		return 0;
+	snprintf(path, sizeof(path), "%d", (int)pid);
+	do {
+		if (parse_mapping(line, path, &none, &none, &m, &l) &&
+		    !strcmp(m.path, exe)) {
+			id = hash_bytes(&m.ino, sizeof(m.ino),
+					hash_bytes(&m.major, sizeof(m.major),
+						   hash_bytes(&m.minor, sizeof(m.minor),
+							      FNV_BASIS)));
+			break;
+		}
+	} while (read_line(f, line, sizeof(line)));
+	fclose(f);
+	return id;
+}
+
+static struct proc *proc_get(pid_t pid)
+{
+	struct proc *p = proc_find(pid);
+
+	if (p)
+		return p;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->exe = exe_id(pid);
 	p->dwfl = dwfl_begin(&proc_callbacks);
 	if (!p->dwfl) {
 		free(p);
@@ -729,6 +1010,89 @@ static void proc_forget(pid_t pid)
 			free(p);
 			return;
 		}
+}
+
+/*
+ * The target's executable mappings, looked at every LATE_SCAN_MS while it
+ * runs (-p or a COMMAND), so that a library is named, and with --tables
+ * its table loaded, when it is mapped, not when a stack through it is
+ * read: that comes later by the ring buffer's lag, seconds under TCG, when
+ * the process may have exited or closed the library already. With -a only
+ * the stacks show new files.
+ */
+#define LATE_SCAN_MS	50
+
+static void late_scan(pid_t pid)
+{
+	char pidbuf[16], line[PATH_MAX + 256];
+	struct mnts none = { 0 }, mnts = { 0 };
+	char why[PATH_MAX + 32] = "";
+	uint64_t maps = FNV_BASIS;
+	bool mounts = false;
+	struct maps_line l;
+	struct mapped m;
+	struct proc *p;
+	FILE *f;
+
+	f = open_maps(pid, line, sizeof(line));
+	if (!f)
+		return;
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	do {
+		if (!parse_mapping(line, pidbuf, &none, &none, &m, &l) ||
+		    l.perms[2] != 'x')
+			continue;
+		maps = hash_bytes(&l.start, sizeof(l.start), maps);
+		maps = hash_bytes(&m.ino, sizeof(m.ino), maps);
+		if (!late.helper || late_known(&m))
+			continue;
+		/* A new file: with the mounts, to tell FUSE (rarely needed). */
+		if (!mounts)
+			read_mounts(pidbuf, &mnts);
+		mounts = true;
+		if (parse_mapping(line, pidbuf, &mnts, &self_mnts, &m, &l) &&
+		    late_new_file(&m, &l) && !why[0])
+			snprintf(why, sizeof(why), "%s mapped", m.path);
+	} while (read_line(f, line, sizeof(line)));
+	free(mnts.v);
+	fclose(f);
+	/*
+	 * Name what changed now, while the process lives. Not into the
+	 * modules of the image before an exec the ring buffer has not shown
+	 * yet: stacks of that image may still come, and they are named when
+	 * the event makes a new record (proc_forget()).
+	 */
+	p = proc_find(pid);
+	if (!p) {
+		p = proc_get(pid);
+		if (p)
+			p->maps = maps;
+	} else if (maps != p->maps) {
+		if (p->exe && exe_id(pid) == p->exe)
+			proc_report(p);
+		p->maps = maps;
+	}
+	if (why[0])
+		late_load(pid, why);
+}
+
+/*
+ * Called from the main loop and for each event: the ring buffer's
+ * callback runs for as long as events keep coming, seconds under load.
+ */
+static void late_tick(void)
+{
+	struct timespec now;
+
+	late_kick();
+	if (!late.target)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - late.scanned.tv_sec) * 1000 +
+	    (now.tv_nsec - late.scanned.tv_nsec) / 1000000 < LATE_SCAN_MS)
+		return;
+	late.scanned = now;
+	late_scan(late.target);
 }
 
 static void user_frame_lookup(struct sbuf *b, struct proc *p, uint64_t addr,
@@ -821,6 +1185,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct proc *proc;
 	size_t i;
 	int f;
+
+	late_tick();
 
 	if (size < sizeof(*h))
 		return 0;
@@ -1036,7 +1402,8 @@ static char *find_helper(void)
  * --tables: what eh2sframe loads for the target, its output on stderr
  * (stdout may be the profile). A COMMAND is not running yet: its program
  * and the libraries it needs, as perf record does; -p: the files the
- * process maps; -a: those every process maps.
+ * process maps; -a: those every process maps. What is mapped later is
+ * loaded as it is seen (late_load()).
  */
 static void load_tables(void)
 {
@@ -1089,11 +1456,16 @@ static void load_tables(void)
 		_exit(127);
 	}
 	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	    WEXITSTATUS(status)) {
 		fprintf(stderr,
 			"unwindprof: --tables: %s failed (status 0x%x): stacks may be cut where there is no table\n",
 			HELPER, status);
-	free(helper);
+		/* No store, or a full one: later runs would fail as well. */
+		free(helper);
+		return;
+	}
+	/* And for code mapped from now on, see late_load(). */
+	late_start(helper);
 }
 
 /*
@@ -1420,6 +1792,8 @@ int main(int argc, char **argv)
 	if (!opt.off_cpu && open_sampling(skel, &cpu_links, &nr_links))
 		goto out;
 
+	/* -p, or a COMMAND, whose mappings late_tick() looks at. */
+	late.target = child ? child : opt.pid;
 	if (child) {
 		if (write(go, "", 1) != 1) {
 			perror("unwindprof: starting the command");
@@ -1430,22 +1804,32 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop) {
-		err = ring_buffer__poll(rb, 100);
+		err = ring_buffer__poll(rb, LATE_SCAN_MS);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "unwindprof: ring buffer: %s\n", strerror(-err));
 			break;
 		}
 		if (child && waitpid(child, &status, WNOHANG) == child) {
 			child = 0;
+			late.target = 0;
 			break;
 		}
 		if (opt.pid && kill(opt.pid, 0) && errno == ESRCH)
 			break;
+		late_tick();
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (opt.duration && (now.tv_sec - t0.tv_sec) +
 		    (now.tv_nsec - t0.tv_nsec) / 1e9 >= opt.duration)
 			break;
 	}
+	/*
+	 * No more helpers for what the last stacks show; one still running
+	 * ends on its own (its table serves the next run).
+	 */
+	late.target = 0;
+	late.queued = 0;
+	free(late.helper);
+	late.helper = NULL;
 	/*
 	 * Stop sampling, then take what is left: the last stacks of an
 	 * exiting process are delivered as it exits, before it is reaped.
@@ -1482,6 +1866,10 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"unwindprof: %" PRIu64 " modules dropped (unmapped since they were read)\n",
 			modules_dropped);
+	if (late.runs)
+		fprintf(stderr,
+			"unwindprof: --tables: %s ran %u times for code mapped while profiling\n",
+			HELPER, late.runs);
 	if (!child && opt.cmd && WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "unwindprof: %s exited with status %d\n", opt.cmd[0],
 			WEXITSTATUS(status));
