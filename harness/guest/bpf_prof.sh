@@ -350,10 +350,12 @@ fi
 # sends a thread's context for every entry walked for anyone: perf's
 # fp,defer samples of unwind_demo --context, too. unwindprof gets a stack
 # only for the entries in which it asked, so a context of any other entry
-# must not wait for one: -v counts those contexts and the entries still
-# held at the end, which were as many as perf's entries (thousands) when
-# each context made a record. A few entries of ours may still be waiting
-# for their stack when it stops.
+# must not make a record that waits for one: -v counts those contexts, the
+# entries held at the end and, of those, the ones of no sample, which were
+# as many as perf's entries (thousands) when each context made a record.
+# Entries of ours still waiting for their stack when it stops are not
+# judged: how many there are depends on the host's load (58 beside 162
+# contexts in a CI run's debug boot).
 /tests/bin/unwind_demo --context 1000000000 >/dev/null 2>&1 &
 cdemo=$!
 $P record -q -N --no-sframe-tables --call-graph fp,defer -e cpu-clock -c 100000 \
@@ -368,17 +370,13 @@ wait $cdemo 2>/dev/null
 grep -v '^libbpf:' /tmp/bp-leak.out >/tmp/bp-leak.out2
 show /tmp/bp-leak.out2 20
 show /tmp/bp-leak-perf.out 5
-set -- $(sed -n 's/.* contexts (\([0-9]*\) of no sample), \([0-9]*\) entries held at the end$/\1 \2/p' \
+set -- $(sed -n 's/.* contexts (\([0-9]*\) of no sample), \([0-9]*\) entries held at the end (\([0-9]*\) of no sample)$/\1 \2 \3/p' \
 	/tmp/bp-leak.out)
-foreign=${1:-0} held=${2:-none}
-# At most a quarter of perf's contexts: entries of ours still waiting when
-# it stops are a few, more on a loaded debug kernel (21 in one CI run,
-# beside 648 contexts); the leak held one an entry of perf's.
+foreign=${1:-0} held=${2:-none} bare=${3:-none}
 leak_ok() {
-	[ "$foreign" -ge 100 ] && [ "$held" != none ] &&
-	[ $((held * 4)) -le "$foreign" ]
+	[ "$foreign" -ge 10 ] && [ "$bare" = 0 ]
 }
-check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held entries held at the end (at most a quarter of them)" \
+check "--span beside perf fp,defer: $foreign contexts of perf's entries, $held entries held at the end, $bare of them of no sample (none)" \
 	leak_ok
 
 if [ -z "$quick" ]; then

@@ -741,6 +741,29 @@ static void late_start(char *helper)
 }
 
 /*
+ * Start the helper argv[0] with @argv, its stdout our stderr (stdout may be
+ * the profile) and none of our descriptors (BPF maps, perf events, the
+ * output) but stdin and stderr. Returns its pid, or -1 if fork() failed.
+ */
+static pid_t spawn_helper(const char **argv)
+{
+	pid_t child;
+	int fd;
+
+	fflush(stderr);
+	child = fork();
+	if (child)
+		return child;
+	dup2(2, 1);
+	if (syscall(SYS_close_range, 3U, ~0U, 0U))
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
+	execv(argv[0], (char **)argv);
+	perror(argv[0]);
+	_exit(127);
+}
+
+/*
  * Start the next queued run if none runs, without waiting for it: the
  * stacks keep coming meanwhile. The helper gets none of our descriptors
  * (BPF maps, perf events) but stdin and stderr, also its stdout; it is
@@ -750,7 +773,7 @@ static void late_kick(void)
 {
 	const char *argv[7];
 	char pidbuf[16];
-	int argc = 0, fd;
+	int argc = 0;
 	pid_t pid, child;
 
 	if (late.running && waitpid(late.running, NULL, WNOHANG) != 0)
@@ -779,19 +802,9 @@ static void late_kick(void)
 		argv[argc++] = "--pid";
 		argv[argc++] = pidbuf;
 		argv[argc] = NULL;
-		fflush(stderr);
-		child = fork();
+		child = spawn_helper(argv);
 		if (child < 0)
 			return;
-		if (!child) {
-			dup2(2, 1);
-			if (syscall(SYS_close_range, 3U, ~0U, 0U))
-				for (fd = 3; fd < 1024; fd++)
-					close(fd);
-			execv(late.helper, (char **)argv);
-			perror(late.helper);
-			_exit(127);
-		}
 		late.running = child;
 		late.runs++;
 	}
@@ -1442,18 +1455,11 @@ static void load_tables(void)
 	fprintf(stderr, "unwindprof: --tables: %s --load %s%s\n", helper,
 		opt.pid ? "--pid " : opt.cmd ? "--needed -- " : "--all",
 		opt.pid ? pidbuf : opt.cmd ? opt.cmd[0] : "");
-	fflush(stderr);
-	child = fork();
+	child = spawn_helper(argv);
 	if (child < 0) {
 		perror("unwindprof: fork");
 		free(helper);
 		return;
-	}
-	if (!child) {
-		dup2(2, 1);
-		execv(helper, (char **)argv);
-		perror(helper);
-		_exit(127);
 	}
 	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
@@ -1707,7 +1713,7 @@ int main(int argc, char **argv)
 	pid_t child = 0;
 	uint32_t key;
 	uint8_t one = 1;
-	uint64_t waiting = 0, held = 0;
+	uint64_t waiting = 0, held = 0, bare = 0;
 	struct pending *p;
 
 	if (parse_args(argc, argv))
@@ -1847,6 +1853,8 @@ int main(int argc, char **argv)
 		for (p = pend[i]; p; p = p->next) {
 			waiting += p->samples;
 			held++;
+			/* Made by a context alone: no stack will free it. */
+			bare += !p->samples;
 		}
 	if (write_output())
 		goto out;
@@ -1859,9 +1867,10 @@ int main(int argc, char **argv)
 	if (opt.verbose)
 		fprintf(stderr, "unwindprof: %" PRIu64 " stacks of no sample, %" PRIu64
 			" failed requests, %" PRIu64 " contexts (%" PRIu64
-			" of no sample), %" PRIu64 " entries held at the end\n",
+			" of no sample), %" PRIu64 " entries held at the end (%" PRIu64
+			" of no sample)\n",
 			st.unmatched_stacks, counters[UP_CNT_REQ_FAIL], st.ctxs,
-			st.foreign_ctxs, held);
+			st.foreign_ctxs, held, bare);
 	if (opt.verbose)
 		fprintf(stderr,
 			"unwindprof: %" PRIu64 " modules dropped (unmapped since they were read)\n",
