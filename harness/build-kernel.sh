@@ -13,7 +13,7 @@ variant=${1:?usage: build-kernel.sh test|debug}
 check=1
 [ "${2:-}" != --no-check ] || check=0
 case $variant in
-test)	frags="$CONFIGS/test.config $CONFIGS/bpf.config" ;;
+test)	frags="$CONFIGS/test.config $CONFIGS/bpf.config $CONFIGS/net.config" ;;
 debug)	frags="$CONFIGS/test.config $CONFIGS/bpf.config $CONFIGS/debug.config" ;;
 race)	frags="$CONFIGS/test.config $CONFIGS/race.config" ;;	# KCSAN
 base)	frags="$CONFIGS/test.config"; check=0 ;;	# pristine base, for comparisons

@@ -538,6 +538,10 @@ fi
 # and bpftool are, and a program that blocks for known times at known
 # stacks beside one that never blocks.
 build offcpu_demo "$REPO/harness/demo/offcpu_demo.c" -pthread
+# The same as GCC builds it by default (no frame pointers), with an SFrame
+# section: perf's --off-cpu with --call-graph fp,defer in bpf_prof.
+build offcpu_demo_sframe "$REPO/harness/demo/offcpu_demo.c" -pthread \
+	-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe
 # A program that unloads a library while profiled (dynamic: dlopen()),
 # with its two libraries beside it.
 dlflags="-O2 -g -Wall -Werror -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"

@@ -683,6 +683,14 @@ mutate perf_exit_remembers tools/perf/util/deferred-callchain.c \
 	'if (hashmap__delete(&dc->records, tid, NULL, &rec))' \
 	'if (0 && hashmap__delete(&dc->records, tid, NULL, &rec))' \
 	perf_tests.5
+# Step 87: a deferred off-CPU stack not joined to its time (written
+# without frames); perf script forgets the exited threads again.
+mutate perf_offcpu_stack_dropped tools/perf/util/bpf_skel/off_cpu.bpf.c \
+	$'\tkey.defer_stack = hash;' $'\tkey.defer_stack = 0;' \
+	bpf_prof.19
+mutate perf_script_exited_forgotten tools/perf/builtin-script.c \
+	$'\t\tsymbol_conf.keep_exited_threads = true;' $'\t\t;' \
+	bpf_prof.19
 
 # Safety, round four (steps 77, 78, 82).
 # B4: without the mm, one pseudo-mapping holds every address but
