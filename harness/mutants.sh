@@ -689,7 +689,7 @@ mutate perf_offcpu_stack_dropped tools/perf/util/bpf_skel/off_cpu.bpf.c \
 	$'\tkey.defer_stack = hash;' $'\tkey.defer_stack = 0;' \
 	bpf_prof.19
 mutate perf_script_exited_forgotten tools/perf/builtin-script.c \
-	$'\t\tsymbol_conf.keep_exited_threads = true;' $'\t\t;' \
+	$'\t\tsymbol_conf.keep_exited_threads = true;' $'\t\tsymbol_conf.keep_exited_threads = false;' \
 	bpf_prof.19
 
 # Safety, round four (steps 77, 78, 82).
