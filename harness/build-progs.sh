@@ -130,6 +130,8 @@ gcc $bflags -o "$out/unwind_bench_dso" "$REPO/harness/bench/unwind_bench_dso.c" 
 	-ldl -Wl,-rpath,'$ORIGIN' || die "building unwind_bench_dso failed"
 build unwind_user_fp "$st/unwind/unwind_user_fp.c"
 build unwind_user_fp_32 "$st/unwind/unwind_user_fp.c" -m32
+# Code written into anonymous memory (step 88).
+[ ! -f "$st/unwind/unwind_user_jit.c" ] || build unwind_user_jit "$st/unwind/unwind_user_jit.c"
 # Without frame pointers, with an SFrame section.
 sflags="-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
 if [ -f "$st/unwind/unwind_user_sframe.c" ]; then

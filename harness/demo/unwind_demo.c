@@ -6,8 +6,11 @@
  *   main -> run -> level (x DEPTH) -> leaf -> read(/dev/zero, SIZE bytes)
  *
  * Usage: unwind_demo [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS] [-l]
+ *                    [-w BUILD-ID]
  * Defaults: depth 8, 2000 loops, 64 KiB per read, 1 thread; -l reads
  * through glibc's read() wrapper instead of leaf()'s own system call.
+ * -w waits, before the reads, until /dev/sframe_tables lists a table for
+ * BUILD-ID (at most 12000 polls 5 ms apart; then it says so and goes on).
  * It prints "unwind_demo: N reads" at the end.
  *
  * For the ftrace selftests (tools/testing/selftests/ftrace/test.d/userstack):
@@ -45,6 +48,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 static int depth = 8, loops = 2000, nthreads = 1;
 static size_t size = 64 << 10;
@@ -248,6 +252,34 @@ static int ppid_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * -w: eh_late.sh judges the stacks taken once a helper (perf's watch,
+ * unwindprof --tables) loaded this program's table after it was started,
+ * apart from how long the helper took to do so: under TCG that depends on
+ * the host's load. A poll of the table store, not a guess of the delay.
+ */
+static void wait_table(const char *id)
+{
+	struct timespec gap = { 0, 5 * 1000 * 1000 };
+	size_t len = strlen(id);
+	char line[512];
+	int i, found = 0;
+
+	for (i = 0; i < 12000 && !found; i++) {
+		FILE *f = fopen("/dev/sframe_tables", "r");
+
+		while (f && !found && fgets(line, sizeof(line), f))
+			found = !strncmp(line, id, len) && line[len] == ' ';
+		if (f)
+			fclose(f);
+		if (!found)
+			nanosleep(&gap, NULL);
+	}
+	if (!found)
+		fprintf(stderr, "unwind_demo: no table for build-id %s in /dev/sframe_tables; reading anyway\n",
+			id);
+}
+
 static void *run(void *arg)
 {
 	char *buf = malloc(size);
@@ -265,19 +297,21 @@ int main(int argc, char **argv)
 	pthread_t tid[64];
 	long done[64] = { 0 };
 	long total = 0;
+	const char *wait_id = NULL;
 	int opt, i;
 
 	if (argc > 1 && !strncmp(argv[1], "--", 2))
 		return ppid_main(argc, argv);
-	while ((opt = getopt(argc, argv, "d:n:s:t:l")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:s:t:lw:")) != -1) {
 		switch (opt) {
 		case 'l': use_libc = 1; break;
 		case 'd': depth = atoi(optarg); break;
 		case 'n': loops = atoi(optarg); break;
 		case 's': size = strtoul(optarg, NULL, 0); break;
 		case 't': nthreads = atoi(optarg); break;
+		case 'w': wait_id = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS] [-l]\n",
+			fprintf(stderr, "usage: %s [-d DEPTH] [-n LOOPS] [-s SIZE] [-t THREADS] [-l] [-w BUILD-ID]\n",
 				argv[0]);
 			return 2;
 		}
@@ -291,6 +325,8 @@ int main(int argc, char **argv)
 		perror("/dev/zero");
 		return 1;
 	}
+	if (wait_id)
+		wait_table(wait_id);
 	if (nthreads == 1) {
 		run(&done[0]);
 	} else {

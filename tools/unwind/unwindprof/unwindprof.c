@@ -379,33 +379,73 @@ static void syms_clear(struct proc *p)
 static struct proc *procs;
 
 /*
- * The files refused (see proc_find_elf()), each said once, by device and
- * inode: with -a, every process of a user maps that user's files.
+ * A set of files, told apart by device and inode (a file replaced on disk
+ * is another), hashed, of at most FILE_SET_MAX: a process that maps file
+ * after file costs bounded memory.
  */
-struct refused {
-	struct refused *next;
+#define FILE_SET_BUCKETS	1024
+#define FILE_SET_MAX		16384
+
+struct file_key {
+	struct file_key *next;
 	unsigned int major, minor;
 	unsigned long long ino;
 };
 
-static struct refused *refused;
+struct file_set {
+	struct file_key *keys[FILE_SET_BUCKETS];
+	unsigned int n;
+};
+
+static struct file_key **file_slot(struct file_set *set, const struct mapped *m)
+{
+	uint64_t h = FNV_BASIS;
+
+	h = hash_bytes(&m->major, sizeof(m->major), h);
+	h = hash_bytes(&m->minor, sizeof(m->minor), h);
+	return &set->keys[hash_bytes(&m->ino, sizeof(m->ino), h) % FILE_SET_BUCKETS];
+}
+
+static bool file_known(struct file_set *set, const struct mapped *m)
+{
+	struct file_key *k;
+
+	for (k = *file_slot(set, m); k; k = k->next)
+		if (k->major == m->major && k->minor == m->minor && k->ino == m->ino)
+			return true;
+	return false;
+}
+
+/* Add @m's file to @set: false if it was there, or if it is full. */
+static bool file_add(struct file_set *set, const struct mapped *m)
+{
+	struct file_key **slot = file_slot(set, m), *k;
+
+	if (file_known(set, m) || set->n >= FILE_SET_MAX)
+		return false;
+	k = malloc(sizeof(*k));
+	if (!k)
+		return false;
+	k->major = m->major;
+	k->minor = m->minor;
+	k->ino = m->ino;
+	k->next = *slot;
+	*slot = k;
+	set->n++;
+	return true;
+}
+
+/*
+ * The files refused (see proc_find_elf()), each said once: with -a, every
+ * process of a user maps that user's files.
+ */
+static struct file_set refused;
 
 static void say_refused(const struct mapped *m, const char *why)
 {
-	struct refused *r;
-
-	for (r = refused; r; r = r->next)
-		if (r->major == m->major && r->minor == m->minor &&
-		    r->ino == m->ino)
-			return;
-	r = calloc(1, sizeof(*r));
-	if (r) {
-		r->major = m->major;
-		r->minor = m->minor;
-		r->ino = m->ino;
-		r->next = refused;
-		refused = r;
-	}
+	if (file_known(&refused, m))
+		return;
+	file_add(&refused, m);
 	fprintf(stderr, "unwindprof: not symbolizing %s: %s\n", m->path, why);
 }
 
@@ -602,73 +642,19 @@ static int report_file(struct proc *p, const struct mapped *m,
  * kernel looks for a table again once the store changed.
  */
 #define LATE_MAX_RUNS	1024
-#define LATE_MAX_KEYS	16384
-#define LATE_BUCKETS	1024
 #define LATE_QUEUE	64
-
-struct late_key {
-	struct late_key *next;
-	unsigned int major, minor;
-	unsigned long long ino;
-};
 
 static struct {
 	char *helper;		/* set by load_tables() when it may run */
 	pid_t target;		/* the process scanned, see late_scan() */
 	struct timespec scanned;
-	struct late_key *keys[LATE_BUCKETS];
-	unsigned int nkeys;
+	struct file_set seen;	/* files past FILE_SET_MAX get no run */
 	pid_t running;		/* the helper, while it runs */
 	pid_t queue[LATE_QUEUE]; /* processes waiting for a run */
 	unsigned int queued;
 	unsigned int runs;
 	bool capped;
 } late;
-
-static struct late_key **late_slot(unsigned int major, unsigned int minor,
-				   unsigned long long ino)
-{
-	uint64_t h = FNV_BASIS;
-
-	h = hash_bytes(&major, sizeof(major), h);
-	h = hash_bytes(&minor, sizeof(minor), h);
-	return &late.keys[hash_bytes(&ino, sizeof(ino), h) % LATE_BUCKETS];
-}
-
-static bool late_known(const struct mapped *m)
-{
-	struct late_key *k;
-
-	for (k = *late_slot(m->major, m->minor, m->ino); k; k = k->next)
-		if (k->major == m->major && k->minor == m->minor && k->ino == m->ino)
-			return true;
-	return false;
-}
-
-/*
- * Note the file as seen. False if it was, or if no more are kept: a
- * process that maps file after file costs bounded memory, and files past
- * the bound get no run.
- */
-static bool late_add(unsigned int major, unsigned int minor,
-		     unsigned long long ino)
-{
-	struct late_key **slot = late_slot(major, minor, ino), *k;
-	struct mapped m = { .major = major, .minor = minor, .ino = ino };
-
-	if (late_known(&m) || late.nkeys >= LATE_MAX_KEYS)
-		return false;
-	k = malloc(sizeof(*k));
-	if (!k)
-		return false;
-	k->major = major;
-	k->minor = minor;
-	k->ino = ino;
-	k->next = *slot;
-	*slot = k;
-	late.nkeys++;
-	return true;
-}
 
 /*
  * True the first time the file of @m, mapped as @l says, is seen mapped
@@ -683,8 +669,7 @@ static bool late_new_file(const struct mapped *m, const struct maps_line *l)
 	char why[256];
 	int fd;
 
-	if (!late.helper || l->perms[2] != 'x' ||
-	    !late_add(m->major, m->minor, m->ino))
+	if (!late.helper || l->perms[2] != 'x' || !file_add(&late.seen, m))
 		return false;
 	fd = open_mapped(m, &how, why, sizeof(why));
 	if (fd < 0)
@@ -693,23 +678,64 @@ static bool late_new_file(const struct mapped *m, const struct maps_line *l)
 	return true;
 }
 
-/* The executable files @pid maps now, as seen, with no run. */
-static void late_seed(const char *pid)
+/*
+ * The maps of process @pid, its first line read into @line: the process's,
+ * or, once its leader has exited, a thread's (pthread_exit() in main()
+ * leaves /proc/PID/maps empty while the other threads run on in the same
+ * memory). NULL when no thread shows a mapping: the process has exited.
+ */
+static FILE *open_maps(pid_t pid, char *line, size_t size)
 {
-	char path[64], line[PATH_MAX + 256];
+	char path[64];
+	struct dirent *d;
+	FILE *f;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (f && read_line(f, line, size))
+		return f;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return NULL;
+	f = NULL;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/maps", (int)pid,
+			 d->d_name);
+		f = fopen(path, "re");
+		if (f && read_line(f, line, size))
+			break;
+		if (f)
+			fclose(f);
+		f = NULL;
+	}
+	closedir(dir);
+	return f;
+}
+
+/* The executable files @pid maps now, as seen, with no run. */
+static void late_seed(pid_t pid)
+{
+	char pidbuf[16], line[PATH_MAX + 256];
 	struct mnts none = { 0 };
 	struct maps_line l;
 	struct mapped m;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-	f = fopen(path, "re");
+	f = open_maps(pid, line, sizeof(line));
 	if (!f)
 		return;
-	while (read_line(f, line, sizeof(line)))
-		if (parse_mapping(line, pid, &none, &none, &m, &l) &&
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	do {
+		if (parse_mapping(line, pidbuf, &none, &none, &m, &l) &&
 		    l.perms[2] == 'x')
-			late_add(m.major, m.minor, m.ino);
+			file_add(&late.seen, &m);
+	} while (read_line(f, line, sizeof(line)));
 	fclose(f);
 }
 
@@ -719,22 +745,25 @@ static void late_seed(const char *pid)
  */
 static void late_start(char *helper)
 {
-	char pid[16];
+	struct mapped self = { 0 };
 	struct dirent *d;
 	struct stat st;
 	DIR *dir;
 
 	late.helper = helper;
-	if (!stat("/proc/self/exe", &st))
-		late_add(major(st.st_dev), minor(st.st_dev), st.st_ino);
+	if (!stat("/proc/self/exe", &st)) {
+		self.major = major(st.st_dev);
+		self.minor = minor(st.st_dev);
+		self.ino = st.st_ino;
+		file_add(&late.seen, &self);
+	}
 	if (opt.pid) {
-		snprintf(pid, sizeof(pid), "%d", (int)opt.pid);
-		late_seed(pid);
+		late_seed(opt.pid);
 	} else if (opt.all) {
 		dir = opendir("/proc");
 		while (dir && (d = readdir(dir)))
 			if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-				late_seed(d->d_name);
+				late_seed(atoi(d->d_name));
 		if (dir)
 			closedir(dir);
 	}
@@ -824,46 +853,6 @@ static void late_load(pid_t pid, const char *why)
 	if (late.queued < LATE_QUEUE)
 		late.queue[late.queued++] = pid;
 	late_kick();
-}
-
-/*
- * The maps of process @pid, its first line read into @line: the process's,
- * or, once its leader has exited, a thread's (pthread_exit() in main()
- * leaves /proc/PID/maps empty while the other threads run on in the same
- * memory). NULL when no thread shows a mapping: the process has exited.
- */
-static FILE *open_maps(pid_t pid, char *line, size_t size)
-{
-	char path[64];
-	struct dirent *d;
-	FILE *f;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (f && read_line(f, line, size))
-		return f;
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return NULL;
-	f = NULL;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/maps", (int)pid,
-			 d->d_name);
-		f = fopen(path, "re");
-		if (f && read_line(f, line, size))
-			break;
-		if (f)
-			fclose(f);
-		f = NULL;
-	}
-	closedir(dir);
-	return f;
 }
 
 /*
@@ -1057,7 +1046,7 @@ static void late_scan(pid_t pid)
 			continue;
 		maps = hash_bytes(&l.start, sizeof(l.start), maps);
 		maps = hash_bytes(&m.ino, sizeof(m.ino), maps);
-		if (!late.helper || late_known(&m))
+		if (!late.helper || file_known(&late.seen, &m))
 			continue;
 		/* A new file: with the mounts, to tell FUSE (rarely needed). */
 		if (!mounts)
