@@ -11,7 +11,7 @@ ln -s busybox "$root/bin/sh"
 cp "$REPO/harness/guest/init" "$root/init"
 chmod +x "$root/init"
 cp "$BUILD"/progs/* "$root/tests/bin/"
-cp "$REPO"/harness/guest/*.list "$REPO"/harness/guest/*.sh "$root/tests/"
+cp "$REPO"/harness/guest/*.list "$REPO"/harness/guest/*.sh "$REPO"/harness/guest/*.js "$root/tests/"
 # carry BINARY DEST: a dynamically linked program with the libraries it uses.
 carry() {
 	mkdir -p "$root$(dirname "$2")"
@@ -58,8 +58,6 @@ if [ -x "$BUILD/perf/perf" ]; then
 		cp "$SRC/tools/perf/tests/shell/$t" "$root/tests/perf/tests/shell/"
 	done
 fi
-# perf with its BPF skeletons, for perf record --off-cpu (bpf_prof).
-[ ! -x "$BUILD/perf-bpf/perf" ] || cp "$BUILD/perf-bpf/perf" "$root/tests/perf/perf-bpf"
 # Every file root's and written by nobody else, whoever built it with
 # whichever umask: root's tools in the guest (eh2sframe, unwindprof) read
 # only such files for anyone (tools/unwind/mapped.c), and the tests that
@@ -67,3 +65,33 @@ fi
 chmod -R go-w "$root"
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$BUILD/initramfs.cpio.gz"
 log "initramfs: $BUILD/initramfs.cpio.gz"
+
+# The test boot's: the same and Node.js (jit_node.sh), about 100 MB with
+# the libraries the others lack, as a second archive after the first (the
+# kernel unpacks one after the other): the other boots, the debug boot
+# above all (12 s to unpack 40 MB under KASAN), do without it. Only what
+# the first archive lacks, and no entry for "." or a directory the first
+# has with another mode: an archive's directory entry sets the mode of
+# one that exists.
+extra=$BUILD/initramfs-node
+rm -rf "$extra"
+mkdir -p "$extra"
+if node=$(command -v node); then
+	node=$(readlink -f "$node")
+	mkdir -p "$extra/usr/bin"
+	cp "$node" "$extra/usr/bin/node"
+	ldd "$node" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+	while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$extra$(dirname "$lib")"
+		cp -L "$lib" "$extra$lib"
+	done
+	find "$extra" -type d -exec chmod 0755 {} +
+	chmod -R go-w "$extra"
+fi
+{
+	cat "$BUILD/initramfs.cpio.gz"
+	(cd "$extra" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1)
+} > "$BUILD/initramfs-test.cpio.gz.tmp"
+mv "$BUILD/initramfs-test.cpio.gz.tmp" "$BUILD/initramfs-test.cpio.gz"
+log "initramfs with Node.js, for the test boot: $BUILD/initramfs-test.cpio.gz"

@@ -184,7 +184,7 @@ builds=$!
 # Each boot and the checks on its log. The race kernel (KCSAN) boots only
 # the concurrency tests (race.list), the base kernel perf's fallback.
 boot() {	# VARIANT
-	local v=$1 o job tmo skip
+	local v=$1 o job tmo skip initrd
 	o=$(out "$v")
 	case $v in
 	test|debug|race)
@@ -216,7 +216,11 @@ boot() {	# VARIANT
 			# a cold CI run's debug boot, which such a run waits
 			# for last. bpf_prof keeps its kernel part here (see
 			# guest/bpf_prof.sh).
-			skip=unwind.skip=flame_profiles,eh_late,perf_tests
+			# jit_node profiles Node.js, which only the test
+			# boot's initramfs has (harness/initramfs.sh); the kernel
+			# side, a walk through code in anonymous memory, runs
+			# here in unwind_user_jit.
+			skip=unwind.skip=flame_profiles,eh_late,perf_tests,jit_node
 			# no5lvl: 4-level paging. With QEMU's LA57, an interrupt
 			# during the boot CPU's identify_cpu(), which clears its
 			# capability bits before alternatives are patched, sees
@@ -226,7 +230,10 @@ boot() {	# VARIANT
 			# kernel's code before any of the series runs).
 			skip="$skip no5lvl"
 		fi
-		KAPPEND="$skip ${KAPPEND:-}" \
+		# The test boot's initramfs has Node.js too.
+		initrd=$BUILD/initramfs.cpio.gz
+		[ "$v" != test ] || initrd=$BUILD/initramfs-test.cpio.gz
+		INITRD=$initrd KAPPEND="$skip ${KAPPEND:-}" \
 			"$H/qemu-run.sh" "$BUILD/obj-$v/arch/x86/boot/bzImage" \
 			"$logs/console-$v.log" "$job" "$tmo"
 		"$H/parse-console.py" "$logs/console-$v.log" \

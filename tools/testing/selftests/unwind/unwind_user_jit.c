@@ -61,6 +61,7 @@ static const unsigned char jit_data[] = {
 
 static char buf[4096];
 static unsigned long main_ret;	/* main()'s return address */
+static unsigned long walk_ret;	/* walk()'s return address */
 static unsigned long call_ret;	/* jit_call()'s return address */
 static unsigned long jit_ret;	/* the address after jit_call()'s call */
 
@@ -93,21 +94,30 @@ enum jit_kind {
 
 /*
  * Run the JIT function at @fn, whose system call returns to @ip, and
- * compare the walk with what @kind of code gives. Prints what it got.
+ * compare the walk with what @kind of code gives: the JIT frame, then
+ * jit_call() at its call, walk(), main() and main()'s caller. Prints what
+ * it got. The file is opened for each walk: it is made at offset 0.
  */
 static bool walk(const char *what, const void *fn, unsigned long ip,
-		 enum jit_kind kind, int fd)
+		 enum jit_kind kind)
 {
-	unsigned long got[MAX_FRAMES], want[4];
+	unsigned long got[MAX_FRAMES], want[5];
 	unsigned int nr, ws, i, n = 0;
 	long len;
+	int fd;
 
+	walk_ret = (unsigned long)__builtin_return_address(0);
+	fd = open(STACK_FILE, O_RDONLY);
+	if (fd < 0)
+		ksft_exit_fail_msg("%s: %s\n", STACK_FILE, strerror(errno));
 	len = jit_call(fn, fd);
+	close(fd);
 	want[n++] = ip;
 	if (kind == JIT_FRAME)
 		want[n++] = jit_ret;
 	if (kind != JIT_DATA) {
 		want[n++] = call_ret;
+		want[n++] = walk_ret;
 		want[n++] = main_ret;
 	}
 	nr = user_stack_parse(buf, len, got, MAX_FRAMES, &ws);
@@ -139,6 +149,7 @@ int main(void)
 	if (fd < 0)
 		ksft_exit_skip("%s: %s (needs CONFIG_UNWIND_TEST_CLIENT)\n",
 			       STACK_FILE, strerror(errno));
+	close(fd);
 	/* Written, then made executable and read-only, as a JIT does. */
 	jit = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -152,17 +163,15 @@ int main(void)
 
 	/* jit_call() and main() keep frame pointers (the Makefile's CFLAGS). */
 	ksft_test_result(walk("frame pointer", jit, (unsigned long)jit + JIT_FP_IP,
-			      JIT_FRAME, fd),
-			 "JIT code with a frame pointer: itself, its caller at the call, main(), main()'s caller\n");
+			      JIT_FRAME),
+			 "JIT code with a frame pointer: itself, its caller at the call, walk(), main(), main()'s caller\n");
 	ksft_test_result(walk("frameless", jit + 64,
-			      (unsigned long)jit + 64 + JIT_NOFP_IP,
-			      JIT_FRAMELESS, fd),
-			 "frameless JIT code: itself, then main() (its caller jit_call() left out, nothing made up), main()'s caller\n");
+			      (unsigned long)jit + 64 + JIT_NOFP_IP, JIT_FRAMELESS),
+			 "frameless JIT code: itself, then walk() (its caller jit_call() left out, nothing made up), main(), main()'s caller\n");
 	ksft_test_result(walk("data in rbp", jit + 128,
-			      (unsigned long)jit + 128 + JIT_DATA_IP, JIT_DATA, fd),
+			      (unsigned long)jit + 128 + JIT_DATA_IP, JIT_DATA),
 			 "JIT code with data in the frame pointer register: the walk ends after it\n");
 
 	munmap(jit, 4096);
-	close(fd);
 	ksft_finished();
 }
