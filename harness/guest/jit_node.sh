@@ -29,6 +29,8 @@ if [ ! -x $NODE ]; then
 	exit 0
 fi
 PERIOD=1000000
+# V8 writes its code log (isolate-*-v8.log) where it runs.
+cd /tmp || exit 1
 FLAGS="--perf-basic-prof --interpreted-frames-native-stack --no-turbo-inlining"
 
 # js_count FILE: "complete leafs wrong" over FILE's chains (eh_lib's
@@ -81,10 +83,11 @@ result "$([ "$2" -ge 20 ] && [ "$3" = 0 ] && echo 1)" \
 	"fp,defer: no stack with a JavaScript frame out of place ($3 of $2)"
 
 # perf's frame-pointer walk in the sample, no table: shown beside it.
-rm -f /tmp/perf-*.map
+rm -f /tmp/perf-*.map /tmp/isolate-*-v8.log
 record fp node-fp -- $NODE $FLAGS $JS $ROUNDS
 chains /tmp/eh-node-fp.data node >/tmp/eh-node-fp.chains
 set -- $(js_count /tmp/eh-node-fp.chains)
 echo "# fp: $1 of $2 samples in read() with leaf's frame complete, $3 with a frame out of place"
 awk '$1 == "R"' /tmp/eh-node-fp.chains | head -n 2 | cut -c 1-400 | sed 's/^/# /'
 rm -f /tmp/perf-*.map
+rm -f /tmp/isolate-*-v8.log

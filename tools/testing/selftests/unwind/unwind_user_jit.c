@@ -8,13 +8,17 @@
  *  - a function that keeps a frame pointer (V8's code, HotSpot's with
  *    -XX:+PreserveFramePointer): the walk goes through it, and every
  *    frame is there: the JIT function, its caller at the call, and on;
- *  - a frameless function (HotSpot's compiled code as people start it):
- *    its caller is missing, because the frame pointer register still holds
- *    the caller's frame, whose return address is the caller's caller's.
- *    The frames that follow are right: one is left out, none is made up;
- *  - a function that uses the frame pointer register for data (here the
- *    value 1): the walk ends after the JIT frame, as for any frame chain
- *    that leaves the stack.
+ *  - a frameless function that leaves the register alone: its caller is
+ *    missing, because the frame pointer register still holds the caller's
+ *    frame, whose return address is the caller's caller's. The frames
+ *    that follow are right: one is left out, none is made up;
+ *  - a function that uses the frame pointer register for data, as
+ *    HotSpot's compiled code as people start it may: here the value 1,
+ *    below the stack pointer, so the walk ends after the JIT frame. A
+ *    frame-pointer walk cannot tell a frame pointer from a number: one
+ *    that points into the stack above the stack pointer is followed like
+ *    a frame, within the walk's bounds, in the task's own memory. Only
+ *    unwind data the runtime registered could do better.
  *
  * Each JIT function makes a read() of the test client's user_stack file
  * with the arguments its caller passed, from a system call instruction at
@@ -34,20 +38,27 @@
 #include "../kselftest.h"
 #include "user_stack.h"
 
+#ifdef __x86_64__
+
 #define MAX_FRAMES	64
+
+#define noinline	__attribute__((noinline))
+
+/* Offsets after each function's syscall instruction: its walk's first frame */
+#define JIT_FP_IP	11
+#define JIT_NOFP_IP	7
+#define JIT_DATA_IP	15
 
 /* push %rbp; mov %rsp,%rbp; mov $SYS_read,%eax; syscall; pop %rbp; ret */
 static const unsigned char jit_fp[] = {
 	0x55, 0x48, 0x89, 0xe5, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x05,
 	0x5d, 0xc3,
 };
-#define JIT_FP_IP	11	/* the offset after its syscall */
 
 /* mov $SYS_read,%eax; syscall; ret */
 static const unsigned char jit_nofp[] = {
 	0xb8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3,
 };
-#define JIT_NOFP_IP	7
 
 /*
  * mov %rbp,%r10; mov $1,%ebp; mov $SYS_read,%eax; syscall;
@@ -57,7 +68,6 @@ static const unsigned char jit_data[] = {
 	0x49, 0x89, 0xea, 0xbd, 0x01, 0x00, 0x00, 0x00, 0xb8, 0x00, 0x00,
 	0x00, 0x00, 0x0f, 0x05, 0x4c, 0x89, 0xd5, 0xc3,
 };
-#define JIT_DATA_IP	15
 
 static char buf[4096];
 static unsigned long main_ret;	/* main()'s return address */
@@ -69,7 +79,7 @@ static unsigned long jit_ret;	/* the address after jit_call()'s call */
  * Call @fn(fd, buf, len) and return what it returned. The call is moved
  * below the red zone: the compiler does not know that this function calls.
  */
-static __attribute__((noinline)) long jit_call(const void *fn, int fd)
+static noinline long jit_call(const void *fn, int fd)
 {
 	long ret, a0 = fd, a1 = (long)buf, a2 = sizeof(buf) - 1;
 
@@ -98,8 +108,8 @@ enum jit_kind {
  * jit_call() at its call, walk(), main() and main()'s caller. Prints what
  * it got. The file is opened for each walk: it is made at offset 0.
  */
-static bool walk(const char *what, const void *fn, unsigned long ip,
-		 enum jit_kind kind)
+static noinline bool walk(const char *what, const void *fn, unsigned long ip,
+			  enum jit_kind kind)
 {
 	unsigned long got[MAX_FRAMES], want[5];
 	unsigned int nr, ws, i, n = 0;
@@ -158,16 +168,17 @@ int main(void)
 	memcpy(jit, jit_fp, sizeof(jit_fp));
 	memcpy(jit + 64, jit_nofp, sizeof(jit_nofp));
 	memcpy(jit + 128, jit_data, sizeof(jit_data));
+	/* A policy may refuse executable anonymous memory: no JIT then. */
 	if (mprotect(jit, 4096, PROT_READ | PROT_EXEC))
-		ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+		ksft_exit_skip("mprotect(PROT_EXEC): %s\n", strerror(errno));
 
 	/* jit_call() and main() keep frame pointers (the Makefile's CFLAGS). */
 	ksft_test_result(walk("frame pointer", jit, (unsigned long)jit + JIT_FP_IP,
 			      JIT_FRAME),
-			 "JIT code with a frame pointer: itself, its caller at the call, walk(), main(), main()'s caller\n");
+			 "JIT code with a frame pointer: itself, its caller at the call, and every frame above\n");
 	ksft_test_result(walk("frameless", jit + 64,
 			      (unsigned long)jit + 64 + JIT_NOFP_IP, JIT_FRAMELESS),
-			 "frameless JIT code: itself, then walk() (its caller jit_call() left out, nothing made up), main(), main()'s caller\n");
+			 "frameless JIT code: itself, then its caller's caller and on (jit_call() left out, nothing made up)\n");
 	ksft_test_result(walk("data in rbp", jit + 128,
 			      (unsigned long)jit + 128 + JIT_DATA_IP, JIT_DATA),
 			 "JIT code with data in the frame pointer register: the walk ends after it\n");
@@ -175,3 +186,13 @@ int main(void)
 	munmap(jit, 4096);
 	ksft_finished();
 }
+
+#else
+
+int main(void)
+{
+	ksft_print_header();
+	ksft_exit_skip("x86-64 machine code\n");
+}
+
+#endif
