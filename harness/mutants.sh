@@ -373,6 +373,12 @@ mutate fp_run_not_upward kernel/unwind/user.c \
 mutate fp_run_unmasked kernel/unwind/user.c \
 	$'\t\tfp = (unsigned long)mask_user_address((const void __user *)fp);\n' '' \
 	kunit.uw_kernel_pointer
+# Step 88: code in anonymous memory (a JIT's) has no section: frame
+# pointers there, never a stop as for code that may have one.
+mutate anon_exec_stops kernel/unwind/sframe_vma.c \
+	$'\t/* Only a regular file is ever read: nothing else holds ELF code. */\n' \
+	$'\tif (!vma->vm_file) {\n\t\tsframe_vma_unlock(mm, vma, locked);\n\t\treturn -EAGAIN;\n\t}\n' \
+	unwind_user_jit.1
 # A signal restorer in the run's mapping ends the run (contract 20): the
 # handler of unwind_user_fp 4 calls the function that makes the read(), so
 # that the step to the trampoline is in a run.

@@ -2,11 +2,12 @@
 // A JavaScript chain 13 frames deep, j1 -> j2 -> ... -> j12 -> leaf, whose
 // leaf reads /dev/zero in a loop (fs.readSync: node's own JavaScript, its
 // C++ binding, libuv, read()). jit_node.sh profiles it; argv[2] is the
-// number of rounds of 20 reads of 64 KiB.
+// number of rounds of 20 reads of 1 MiB (most of node's time under QEMU
+// is its start otherwise).
 'use strict';
 const fs = require('fs');
 const fd = fs.openSync('/dev/zero', 'r');
-const buf = Buffer.alloc(1 << 16);
+const buf = Buffer.alloc(1 << 20);
 let total = 0;
 
 function leaf(k) {
