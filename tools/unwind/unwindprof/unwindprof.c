@@ -443,9 +443,15 @@ static struct file_set refused;
 
 static void say_refused(const struct mapped *m, const char *why)
 {
-	if (file_known(&refused, m))
+	static bool full;
+
+	if (full || file_known(&refused, m))
 		return;
-	file_add(&refused, m);
+	if (!file_add(&refused, m) && refused.n >= FILE_SET_MAX) {
+		full = true;
+		fprintf(stderr, "unwindprof: not symbolizing more files; not said further\n");
+		return;
+	}
 	fprintf(stderr, "unwindprof: not symbolizing %s: %s\n", m->path, why);
 }
 

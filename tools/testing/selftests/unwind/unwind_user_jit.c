@@ -78,6 +78,8 @@ static unsigned long jit_ret;	/* the address after jit_call()'s call */
 /*
  * Call @fn(fd, buf, len) and return what it returned. The call is moved
  * below the red zone: the compiler does not know that this function calls.
+ * The stack is not aligned as the ABI has it at a call: the JIT functions
+ * keep nothing on it that needs to be.
  */
 static noinline long jit_call(const void *fn, int fd)
 {
