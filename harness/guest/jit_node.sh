@@ -41,10 +41,12 @@ FLAGS="--perf-basic-prof --interpreted-frames-native-stack --no-turbo-inlining"
 # are not leaf, j12, ... in order, cut or not: a frame out of place.
 js_count() {
 	awk '
-	function js(s) {	# "JS:~j5" -> "j5"; "" for any other frame
-		if (s !~ /^JS:[~^*+]?(j[0-9]+|leaf)$/)
+	# "JS:~j5" (V8 11, Node.js 20) or "LazyCompile:*j5" (older V8, as in
+	# the Node.js 18 of Debian 12) -> "j5"; "" for any other frame.
+	function js(s) {
+		if (s !~ /^[A-Za-z]+:[~^*+]?(j[0-9]+|leaf)$/)
 			return ""
-		sub(/^JS:[~^*+]?/, "", s)
+		sub(/^[A-Za-z]+:[~^*+]?/, "", s)
 		return s
 	}
 	$1 == "R" {
