@@ -58,6 +58,8 @@ if [ -x "$BUILD/perf/perf" ]; then
 		cp "$SRC/tools/perf/tests/shell/$t" "$root/tests/perf/tests/shell/"
 	done
 fi
+# perf with its BPF skeletons, for perf record --off-cpu (bpf_prof).
+[ ! -x "$BUILD/perf-bpf/perf" ] || cp "$BUILD/perf-bpf/perf" "$root/tests/perf/perf-bpf"
 # Every file root's and written by nobody else, whoever built it with
 # whichever umask: root's tools in the guest (eh2sframe, unwindprof) read
 # only such files for anyone (tools/unwind/mapped.c), and the tests that

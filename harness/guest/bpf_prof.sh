@@ -479,7 +479,7 @@ check "a rewritten vDSO: $forged samples named after its strings, $byaddr by add
 # offcpu_fold DATA: perf script's off-CPU samples of DATA as folded lines,
 # "comm;outermost;...;innermost MICROSECONDS".
 offcpu_fold() {
-	$P script --no-inline -i "$1" -F comm,period,event,ip,sym 2>/dev/null |
+	$PB script --no-inline -i "$1" -F comm,period,event,ip,sym 2>/dev/null |
 	awk '
 	function flush() {
 		if (on && n) {
@@ -510,14 +510,17 @@ offcpu_fold() {
 	}'
 }
 OC=/tests/bin/offcpu_demo_sframe
+# perf with its BPF skeletons (the other perf has no libbpf: see
+# harness/build-perf.sh)
+PB=/tests/perf/perf-bpf
 echo "# perf record --off-cpu --call-graph fp,defer -- offcpu_demo_sframe -v -n $N -m $M -k $K"
-$P record -q --off-cpu --call-graph fp,defer -o /tmp/bp-poff.data -- \
+$PB record -q --off-cpu --call-graph fp,defer -o /tmp/bp-poff.data -- \
 	$OC -v -n $N -m $M -k $K >/tmp/bp-poff.out 2>&1
 prc=$?
 offcpu_fold /tmp/bp-poff.data | sort -k2 -n -r >/tmp/bp-poff.txt
 show /tmp/bp-poff.out 40
 show /tmp/bp-poff.txt 12
-$P record -q --off-cpu -o /tmp/bp-poffs.data -- \
+$PB record -q --off-cpu -o /tmp/bp-poffs.data -- \
 	$OC -n $N -m $M -k $K >/tmp/bp-poffs.out 2>&1
 offcpu_fold /tmp/bp-poffs.data | sort -k2 -n -r >/tmp/bp-poffs.txt
 echo "# the same with perf's stock --off-cpu (frame pointers, in the switch), shown:"
